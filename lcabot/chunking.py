@@ -1,0 +1,140 @@
+"""Structure-aware chunking with overlap and deterministic ids.
+
+Chunks never cross a section boundary; tables become their own chunks (split by rows with the header repeated
+when long); text chunks aim at ``target_chars`` (about 200 MiniLM word pieces) and repeat the previous chunk's last
+sentence as overlap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from lcabot.models import Chunk, PageSpan
+from lcabot.normalize import for_search
+from lcabot.pdf import Block, ParsedDocument
+
+TARGET_CHARS = 900
+MAX_TABLE_CHARS = 1800
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9(\[•●\-–])")
+
+
+@dataclass
+class _Piece:
+    text: str
+    page: int
+
+
+def chunk_document(parsed: ParsedDocument, doc_id: str) -> list[Chunk]:
+    """Split a parsed document into chunks.
+
+    Args:
+        parsed: output of :func:`lcabot.pdf.parse_pdf`.
+        doc_id: the document's content hash; chunk ids are derived from it, so the same bytes give the same ids.
+
+    Returns:
+        Chunks in reading order; ``ordinal`` counts from 0.
+    """
+    drafts: list[tuple[tuple[str, ...], str, list[_Piece]]] = []
+    pending: list[_Piece] = []
+    pending_path: tuple[str, ...] = ()
+
+    def flush() -> None:
+        nonlocal pending
+        if pending:
+            drafts.append((pending_path, "text", pending))
+        pending = []
+
+    for block in parsed.blocks:
+        if block.kind == "heading" or block.section_path != pending_path:
+            flush()
+            pending_path = block.section_path
+            if block.kind == "heading":
+                continue
+        if block.kind == "table":
+            flush()
+            drafts.extend((block.section_path, "table", [p]) for p in _table_pieces(block))
+            continue
+        for piece in _split_long(block):
+            size = sum(len(p.text) for p in pending)
+            if pending and size + len(piece.text) > TARGET_CHARS:
+                overlap = _last_sentence(pending)
+                flush()
+                pending = [overlap] if overlap else []
+            pending.append(piece)
+    flush()
+    return [_make_chunk(parsed, doc_id, i, path, kind, pieces) for i, (path, kind, pieces) in enumerate(drafts)]
+
+
+def _split_long(block: Block) -> list[_Piece]:
+    """A paragraph longer than the target is cut at sentence ends."""
+    if len(block.text) <= TARGET_CHARS:
+        return [_Piece(block.text, block.page)]
+    pieces: list[_Piece] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(block.text):
+        if current and len(current) + len(sentence) > TARGET_CHARS:
+            pieces.append(_Piece(current, block.page))
+            current = ""
+        current = f"{current} {sentence}" if current else sentence
+    if current:
+        pieces.append(_Piece(current, block.page))
+    return pieces
+
+
+def _last_sentence(pieces: list[_Piece]) -> _Piece | None:
+    last = pieces[-1]
+    sentence = _SENTENCE_END.split(last.text)[-1]
+    if len(sentence) > TARGET_CHARS // 3 or sentence == last.text and len(pieces) == 1:
+        return None
+    return _Piece(sentence, last.page)
+
+
+def _table_pieces(block: Block) -> list[_Piece]:
+    """Markdown table rows grouped under a repeated header (first two lines: header and separator)."""
+    lines = block.text.splitlines()
+    if len(block.text) <= MAX_TABLE_CHARS or len(lines) < 4:
+        return [_Piece(block.text, block.page)]
+    header, rows = lines[:2], lines[2:]
+    pieces: list[_Piece] = []
+    current: list[str] = []
+    for row in rows:
+        if current and sum(len(r) for r in header + current) + len(row) > MAX_TABLE_CHARS:
+            pieces.append(_Piece("\n".join(header + current), block.page))
+            current = []
+        current.append(row)
+    if current:
+        pieces.append(_Piece("\n".join(header + current), block.page))
+    return pieces
+
+
+def _make_chunk(
+    parsed: ParsedDocument, doc_id: str, ordinal: int, path: tuple[str, ...], kind: str, pieces: list[_Piece]
+) -> Chunk:
+    text = ""
+    spans: list[PageSpan] = []
+    for piece in pieces:
+        if text:
+            text += "\n\n"
+        if not spans or spans[-1].page != piece.page:
+            spans.append(PageSpan(len(text), piece.page))
+        text += piece.text
+    heading = " > ".join(path)
+    search_text = for_search(f"{heading}\n{text}" if heading else text)
+    digest = hashlib.sha256(f"{doc_id}\x00{ordinal}\x00{text}".encode()).hexdigest()[:20]
+    first, last = spans[0].page, max(s.page for s in spans)
+    return Chunk(
+        chunk_id=digest,
+        doc_id=doc_id,
+        ordinal=ordinal,
+        section_path=path,
+        page_start=first,
+        page_end=last,
+        page_label_start=parsed.page_labels[first - 1],
+        page_label_end=parsed.page_labels[last - 1],
+        kind=kind,
+        text=text,
+        search_text=search_text,
+        page_spans=tuple(spans),
+    )

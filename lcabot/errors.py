@@ -1,0 +1,48 @@
+"""The house exception hierarchy. Backend errors are translated into these at the port boundary."""
+
+
+class LcabotError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class DocumentError(LcabotError):
+    """A PDF cannot be ingested. ``reason`` is a short machine-readable code; ``str(err)`` is for people."""
+
+    reason = "unreadable"
+
+    def __init__(self, source: str, detail: str) -> None:
+        super().__init__(f"{source}: {detail}")
+        self.source = source
+        self.detail = detail
+
+
+class NotAPdfError(DocumentError):
+    reason = "not_a_pdf"
+
+
+class EncryptedPdfError(DocumentError):
+    reason = "encrypted"
+
+
+class CorruptPdfError(DocumentError):
+    reason = "corrupt"
+
+
+class EmptyPdfError(DocumentError):
+    reason = "no_text"
+
+
+class TooLargeError(DocumentError):
+    reason = "too_large"
+
+
+class GenerationError(LcabotError):
+    """The language model failed (timeout, API error, unusable output)."""
+
+
+class IncompleteGenerationError(GenerationError):
+    """The language model stopped before finishing (``stop_reason == "max_tokens"``)."""
+
+
+class UnknownDocumentError(LcabotError):
+    """No indexed document matches the given name or id."""

@@ -1,0 +1,77 @@
+"""Retrieval evaluation over ``shared/eval``-style JSONL: recall@1/5/10 and MRR on (document, PDF page), and
+abstention accuracy on ``out_of_scope`` rows. Scoring rules: ``shared/eval/README.md``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lcabot.answering import Answerer
+from lcabot.models import Hit, Turn
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file (``id``, ``question``, ``type``, ``expected``, ``follows`` …)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@dataclass
+class RetrievalReport:
+    ranks: dict[str, int | None] = field(default_factory=dict)  # question id → rank where all passages were hit
+    abstained_ok: int = 0
+    out_of_scope: int = 0
+    false_abstentions: int = 0
+    k: int = 5
+
+    @property
+    def missed(self) -> list[str]:
+        return [qid for qid, rank in self.ranks.items() if rank is None or rank > self.k]
+
+    def recall(self, k: int) -> float:
+        return sum(1 for r in self.ranks.values() if r is not None and r <= k) / max(1, len(self.ranks))
+
+    def summary(self) -> dict[str, float | int]:
+        n = len(self.ranks)
+        return {
+            "n": n,
+            "recall_at_1": self.recall(1),
+            "recall_at_5": self.recall(5),
+            "recall_at_10": self.recall(10),
+            "mrr": sum(1.0 / r for r in self.ranks.values() if r) / max(1, n),
+            "abstention_accuracy": self.abstained_ok / self.out_of_scope if self.out_of_scope else 1.0,
+        }
+
+
+def passage_rank(hits: Sequence[Hit], sources: dict[str, str], doc: str, pages: Sequence[int]) -> int | None:
+    """1-based rank of the first hit from document file ``doc`` covering one of ``pages`` (``sources``: doc id →
+    file name)."""
+    name = Path(doc).name
+    for rank, hit in enumerate(hits, start=1):
+        c = hit.chunk
+        if sources.get(c.doc_id) == name and any(c.page_start <= p <= c.page_end for p in pages):
+            return rank
+    return None
+
+
+def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: int = 5) -> RetrievalReport:
+    """Score retrieval on ``rows``. Follow-ups are asked with their preceding question and its answer as history."""
+    sources = {d.doc_id: d.source for d in answerer.documents()}
+    report = RetrievalReport(k=k)
+    previous: dict[str, Turn] = {}
+    for row in rows:
+        follows = row.get("follows")
+        history = [previous[follows]] if follows in previous else []
+        if row["type"] == "out_of_scope":
+            report.out_of_scope += 1
+            report.abstained_ok += answerer.ask(row["question"], history=history, k=k).abstained
+            continue
+        hits = answerer.retrieve(row["question"], history=history, k=max(10, k))
+        ranks = [passage_rank(hits, sources, e["doc"], e["pages"]) for e in row["expected"]]
+        report.ranks[row["id"]] = None if any(r is None for r in ranks) else max(r for r in ranks if r)
+        answer = answerer.ask(row["question"], history=history, k=k)
+        report.false_abstentions += answer.abstained
+        previous[row["id"]] = Turn(row["question"], answer.text)
+    return report

@@ -1,0 +1,271 @@
+"""The embedded ``SearchIndex``: one SQLite file with FTS5 (BM25) and float32 vectors (exact cosine in numpy)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lcabot.models import Chunk, DocumentRecord, PageSpan
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, source TEXT NOT NULL, source_key TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    perspective TEXT NOT NULL, n_pages INTEGER NOT NULL, n_chunks INTEGER NOT NULL,
+    pages_without_text TEXT NOT NULL, page_labels TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL, section_path TEXT NOT NULL, page_start INTEGER NOT NULL, page_end INTEGER NOT NULL,
+    page_label_start TEXT NOT NULL, page_label_end TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    search_text TEXT NOT NULL, page_spans TEXT NOT NULL, vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
+CREATE TABLE IF NOT EXISTS pages (
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE, page INTEGER NOT NULL,
+    text TEXT NOT NULL, PRIMARY KEY (doc_id, page)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    search_text, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, search_text) VALUES (new.rowid, new.search_text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
+END;
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');
+"""
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_CHUNK_COLUMNS = (
+    "chunk_id, doc_id, ordinal, section_path, page_start, page_end, page_label_start, page_label_end, kind, text, "
+    "search_text, page_spans"
+)
+
+
+class SqliteIndex:
+    """``SearchIndex`` over one SQLite file (WAL mode). Safe for one writer and many readers.
+
+    Args:
+        path: the database file; its parent directory is created.
+        dimension: embedding size, stored with the index on first write; ``None`` reads it from the index
+            (so listing and removing documents never load the embedding model).
+    """
+
+    def __init__(self, path: Path, dimension: int | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.executescript(_SCHEMA)
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+        stored = int(row[0]) if row else None
+        if stored is not None and dimension is not None and stored != dimension:
+            raise ValueError(f"{path} holds {stored}-dimensional vectors, the embedder gives {dimension}; "
+                             "use another LCABOT_HOME or re-ingest into a fresh one")
+        self._dimension = stored or dimension or 0
+        self._matrix_generation = -1
+        self._matrix = np.zeros((0, self._dimension), dtype=np.float32)
+        self._matrix_ids: list[str] = []
+        self._matrix_docs: list[str] = []
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- writes ------------------------------------------------------------------------------------------------
+
+    def upsert_document(
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: np.ndarray, page_texts: Sequence[str]
+    ) -> None:
+        """Replace any earlier version (same ``source_key`` or ``doc_id``) by this one, atomically.
+
+        Raises:
+            ValueError: ``vectors`` is not ``(len(chunks), dimension)``.
+        """
+        if not self._dimension:
+            self._dimension = int(vectors.shape[1]) if vectors.ndim == 2 else 0
+        if vectors.shape != (len(chunks), self._dimension):
+            raise ValueError(f"vectors must have shape ({len(chunks)}, {self._dimension}), got {vectors.shape}")
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._lock, self._transaction() as cur:
+            cur.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('dimension', ?)", (str(self._dimension),))
+            cur.execute("DELETE FROM documents WHERE source_key = ? OR doc_id = ?", (record.source_key, record.doc_id))
+            cur.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.doc_id, record.source, record.source_key, record.title, record.perspective, record.n_pages,
+                 record.n_chunks, json.dumps(list(record.pages_without_text)), json.dumps(list(record.page_labels))),
+            )
+            cur.executemany(
+                f"INSERT INTO chunks ({_CHUNK_COLUMNS}, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(c.chunk_id, c.doc_id, c.ordinal, json.dumps(list(c.section_path)), c.page_start, c.page_end,
+                  c.page_label_start, c.page_label_end, c.kind, c.text, c.search_text,
+                  json.dumps([[s.start, s.page] for s in c.page_spans]), vectors[i].tobytes())
+                 for i, c in enumerate(chunks)],
+            )
+            cur.executemany("INSERT INTO pages VALUES (?, ?, ?)",
+                            [(record.doc_id, i + 1, t) for i, t in enumerate(page_texts)])
+            self._bump(cur)
+
+    def delete_document(self, doc_id: str) -> bool:
+        """Delete a document, its chunks and pages. Returns False when it was not indexed."""
+        with self._lock, self._transaction() as cur:
+            deleted = cur.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount
+            self._bump(cur)
+        return deleted > 0
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._conn)
+
+    @staticmethod
+    def _bump(cur: sqlite3.Cursor) -> None:
+        cur.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+
+    # -- reads -------------------------------------------------------------------------------------------------
+
+    def documents(self) -> list[DocumentRecord]:
+        rows = self._conn.execute("SELECT * FROM documents ORDER BY source").fetchall()
+        return [_record(r) for r in rows]
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        row = self._conn.execute("SELECT * FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        return _record(row) if row else None
+
+    def bm25(
+        self, query: str, n: int, *, doc_ids: Sequence[str] | None = None, perspective: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Top ``n`` chunks by BM25 for any of the query's terms, as ``(chunk_id, score)``; higher is better."""
+        terms = sorted({t.lower() for t in _TOKEN.findall(query)})
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        where, params = _filters(doc_ids, perspective)
+        sql = (
+            "SELECT c.chunk_id, -bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid "
+            f"JOIN documents d ON d.doc_id = c.doc_id WHERE chunks_fts MATCH ? {where} ORDER BY score DESC LIMIT ?"
+        )
+        return [(r[0], float(r[1])) for r in self._conn.execute(sql, (match, *params, n))]
+
+    def knn(
+        self, vector: np.ndarray, n: int, *, doc_ids: Sequence[str] | None = None, perspective: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Top ``n`` chunks by cosine similarity to a unit ``vector`` of shape ``(dimension,)``."""
+        self._load_matrix()
+        if not self._matrix_ids:
+            return []
+        scores = self._matrix @ np.asarray(vector, dtype=np.float32)
+        allowed = self._allowed_docs(doc_ids, perspective)
+        if allowed is not None:
+            mask = np.fromiter((d in allowed for d in self._matrix_docs), dtype=bool, count=len(self._matrix_docs))
+            scores = np.where(mask, scores, -np.inf)
+        n = min(n, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top])]
+        return [(self._matrix_ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks in the order of ``chunk_ids`` (unknown ids are skipped)."""
+        if not chunk_ids:
+            return []
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._conn.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", list(chunk_ids))
+        by_id = {r[0]: _chunk(r) for r in rows}
+        return [by_id[c] for c in chunk_ids if c in by_id]
+
+    def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored vectors, shape ``(len(chunk_ids), dimension)``, in the given order."""
+        self._load_matrix()
+        pos = {c: i for i, c in enumerate(self._matrix_ids)}
+        return self._matrix[[pos[c] for c in chunk_ids]] if chunk_ids else self._matrix[:0]
+
+    def neighbours(self, chunk: Chunk) -> list[Chunk]:
+        """The chunks just before and after ``chunk`` in the same section of the same document."""
+        rows = self._conn.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? AND ordinal IN (?, ?) ORDER BY ordinal",
+            (chunk.doc_id, chunk.ordinal - 1, chunk.ordinal + 1),
+        )
+        return [c for c in map(_chunk, rows) if c.section_path == chunk.section_path]
+
+    def page_text(self, doc_id: str, page: int) -> str | None:
+        row = self._conn.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", (doc_id, page)).fetchone()
+        return row[0] if row else None
+
+    def term_document_frequency(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Number of chunks holding each (porter-stemmed by FTS5) term, and the total number of chunks."""
+        total = self._conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        counts: dict[str, int] = {}
+        for term in terms:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{term}"',)
+            ).fetchone()
+            counts[term] = int(row[0])
+        return counts, int(total)
+
+    def _allowed_docs(self, doc_ids: Sequence[str] | None, perspective: str | None) -> set[str] | None:
+        if doc_ids is None and perspective is None:
+            return None
+        where, params = _filters(doc_ids, perspective)
+        return {r[0] for r in self._conn.execute(f"SELECT d.doc_id FROM documents d WHERE 1=1 {where}", params)}
+
+    def _load_matrix(self) -> None:
+        generation = int(self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+        if generation == self._matrix_generation:
+            return
+        rows = self._conn.execute("SELECT chunk_id, doc_id, vector FROM chunks ORDER BY rowid").fetchall()
+        self._matrix_ids = [r[0] for r in rows]
+        self._matrix_docs = [r[1] for r in rows]
+        self._matrix = (
+            np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self._dimension)
+            if rows else np.zeros((0, self._dimension), dtype=np.float32)
+        )
+        self._matrix_generation = generation
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls everything back."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> sqlite3.Cursor:
+        self._cur = self._conn.cursor()
+        self._cur.execute("BEGIN IMMEDIATE")
+        return self._cur
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self._cur.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _filters(doc_ids: Sequence[str] | None, perspective: str | None) -> tuple[str, list[str]]:
+    where, params = "", []
+    if doc_ids is not None:
+        where += f" AND d.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids else " AND 0"
+        params.extend(doc_ids)
+    if perspective is not None:
+        where += " AND d.perspective = ?"
+        params.append(perspective)
+    return where, params
+
+
+def _record(row: sqlite3.Row | tuple) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id=row[0], source=row[1], source_key=row[2], title=row[3], perspective=row[4], n_pages=row[5],
+        n_chunks=row[6], pages_without_text=tuple(json.loads(row[7])), page_labels=tuple(json.loads(row[8])),
+    )
+
+
+def _chunk(row: tuple) -> Chunk:
+    return Chunk(
+        chunk_id=row[0], doc_id=row[1], ordinal=row[2], section_path=tuple(json.loads(row[3])), page_start=row[4],
+        page_end=row[5], page_label_start=row[6], page_label_end=row[7], kind=row[8], text=row[9],
+        search_text=row[10], page_spans=tuple(PageSpan(s, p) for s, p in json.loads(row[11])),
+    )

@@ -1,0 +1,79 @@
+"""The evidence ledger: every quotable span (a sentence or a table row on one page) of the retrieved chunks."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
+from lcabot.normalize import collapse
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$")
+_MIN_CHARS = 25
+
+
+def split_sentences(text: str) -> list[tuple[int, str]]:
+    """Sentences of ``text`` as ``(offset, sentence)``; table rows (``|a|b|``) are one unit each."""
+    units: list[tuple[int, str]] = []
+    for para in re.finditer(r"[^\n]+(?:\n(?!\n)[^\n]+)*", text):
+        block, base = para.group(0), para.start()
+        if block.lstrip().startswith("|"):
+            for row in re.finditer(r"[^\n]+", block):
+                units.append((base + row.start(), row.group(0)))
+            continue
+        start = 0
+        for m in _SENTENCE_END.finditer(block):
+            candidate = block[start:m.start()]
+            if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
+                continue
+            units.append((base + start, candidate))
+            start = m.end()
+        units.append((base + start, block[start:]))
+    return [(o, s) for o, s in units if s.strip()]
+
+
+def evidence_id(doc_id: str, page: int, text: str) -> str:
+    """Stable id of a quotable span: hash of document, page and the span's text."""
+    return "E" + hashlib.sha256(f"{doc_id}\x00{page}\x00{collapse(text)}".encode()).hexdigest()[:10]
+
+
+def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> list[Evidence]:
+    """Split each hit (and its context chunks) into sentences bound to the page that holds them.
+
+    Sentences shorter than 25 characters (headings, stray labels) and duplicates are left out. Order follows the
+    hits' rank.
+    """
+    ledger: dict[str, Evidence] = {}
+    for hit in hits:
+        for chunk in (hit.chunk, *hit.context):
+            record = documents.get(chunk.doc_id)
+            if record is None:
+                continue
+            for offset, sentence in _page_pieces(chunk):
+                text = collapse(sentence)
+                if len(text) < _MIN_CHARS:
+                    continue
+                page = chunk.page_at(offset)
+                eid = evidence_id(chunk.doc_id, page, text)
+                ledger.setdefault(eid, Evidence(
+                    evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
+                    section=chunk.section_path[-1] if chunk.section_path else None, page=page,
+                    page_label=record.label(page), text=text, chunk_id=chunk.chunk_id,
+                ))
+    return list(ledger.values())
+
+
+def _page_pieces(chunk: Chunk) -> list[tuple[int, str]]:
+    """Sentences of a chunk, never crossing a page boundary (so each has exactly one page)."""
+    bounds = [s.start for s in chunk.page_spans] + [len(chunk.text)]
+    out: list[tuple[int, str]] = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        out.extend((start + o, s) for o, s in split_sentences(chunk.text[start:end]))
+    return out
+
+
+def ledger_hash(evidence: Sequence[Evidence]) -> str:
+    """A fingerprint of the frozen ledger an answer was written from."""
+    return hashlib.sha256("\n".join(e.evidence_id for e in evidence).encode()).hexdigest()[:16]

@@ -1,0 +1,49 @@
+"""Every user-facing sentence of the core, as named functions in one place."""
+
+from __future__ import annotations
+
+from lcabot.models import DocumentRecord
+
+
+def unchanged(source: str) -> str:
+    return f"{source}: already indexed, unchanged"
+
+
+def duplicate(source: str, existing: str) -> str:
+    return f"{source}: same content as {existing}, already indexed"
+
+
+def ingested(record: DocumentRecord, status: str) -> str:
+    verb = "re-indexed (new version replaced the old)" if status == "replaced" else "indexed"
+    text = f"{record.source}: {verb}, {record.n_pages} pages, {record.n_chunks} chunks"
+    if record.pages_without_text:
+        text += f"; no text layer on page(s) {pages_list(record.pages_without_text)} (scanned? run OCR)"
+    return text
+
+
+def pages_list(pages: tuple[int, ...] | list[int]) -> str:
+    shown = ", ".join(str(p) for p in pages[:15])
+    return shown + (f" … ({len(pages)} in all)" if len(pages) > 15 else "")
+
+
+def abstain_no_evidence(question: str, searched: str) -> str:
+    return (
+        f"I could not find support for this in the library, so I won't answer it. Searched: {searched}. "
+        "Add a document that covers it, or rephrase the question."
+    )
+
+
+def abstain_empty_library() -> str:
+    return "The library is empty: ingest PDFs first (lcabot ingest PATH…)."
+
+
+def llm_incomplete() -> str:
+    return "The language model's answer was cut off, so it is not shown; these are the best supporting passages."
+
+
+def llm_failed(detail: str) -> str:
+    return f"The language model did not answer ({detail}); these are the best supporting passages instead."
+
+
+def claims_dropped(n: int) -> str:
+    return f"{n} statement(s) of the generated answer could not be verified against the sources and were removed."

@@ -1,0 +1,152 @@
+"""Data contracts shared by ingestion, the index, retrieval and answering (DESIGN.md §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PageSpan:
+    """Where a stretch of chunk text comes from: ``start`` is a character offset into ``Chunk.text``."""
+
+    start: int
+    page: int  # 1-based PDF page index
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable passage.
+
+    ``chunk_id`` hashes the document content hash and the chunk's position and text, so re-ingesting the same
+    file yields the same ids. ``text`` is faithful display text (quoting); ``search_text`` is its normalised form.
+    ``page_spans`` maps character offsets of ``text`` to the PDF pages that hold them, so a quote can be cited to
+    the page that actually holds it rather than the page where the chunk starts.
+    """
+
+    chunk_id: str
+    doc_id: str
+    ordinal: int
+    section_path: tuple[str, ...]
+    page_start: int
+    page_end: int
+    page_label_start: str
+    page_label_end: str
+    kind: str  # "text" | "table"
+    text: str
+    search_text: str
+    page_spans: tuple[PageSpan, ...]
+
+    def page_at(self, offset: int) -> int:
+        """The 1-based PDF page holding character ``offset`` of ``text``."""
+        page = self.page_spans[0].page
+        for span in self.page_spans:
+            if span.start > offset:
+                break
+            page = span.page
+        return page
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """An indexed document. ``doc_id`` is the SHA-256 (first 16 hex digits) of the file's bytes."""
+
+    doc_id: str
+    source: str  # file name shown in citations
+    source_key: str  # where it came from (absolute path or S3 object key); a new version replaces the old
+    title: str
+    perspective: str
+    n_pages: int
+    n_chunks: int
+    pages_without_text: tuple[int, ...]
+    page_labels: tuple[str, ...] = field(default=(), repr=False)
+
+    def label(self, page: int) -> str:
+        if 1 <= page <= len(self.page_labels) and self.page_labels[page - 1]:
+            return self.page_labels[page - 1]
+        return str(page)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its fused score and the neighbouring chunks added as context."""
+
+    chunk: Chunk
+    score: float
+    context: tuple[Chunk, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A quotable span: one sentence (or table row) on one page. ``evidence_id`` is stable across runs."""
+
+    evidence_id: str
+    doc_id: str
+    source: str
+    title: str
+    section: str | None
+    page: int
+    page_label: str
+    text: str
+    chunk_id: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    number: int
+    evidence_id: str
+    source: str
+    title: str
+    section: str | None
+    page: int
+    page_label: str
+    quote: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "source": self.source,
+            "title": self.title,
+            "section": self.section,
+            "page": self.page,
+            "page_label": self.page_label,
+            "quote": self.quote,
+        }
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement of the answer bound to the evidence that supports it."""
+
+    text: str
+    evidence_ids: tuple[str, ...]
+    quote: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange of a conversation (for follow-up questions)."""
+
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    abstained: bool
+    citations: tuple[Citation, ...]
+    claims: tuple[Claim, ...]
+    retrieval_mode: str
+    searched: str
+    ledger_hash: str
+    generator: str
+    abstain_reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """The ``lcabot ask --json`` object."""
+        return {
+            "answer": self.text,
+            "abstained": self.abstained,
+            "citations": [c.to_json() for c in self.citations],
+            "retrieval_mode": self.retrieval_mode,
+        }

@@ -1,0 +1,373 @@
+"""PDF parsing with PyMuPDF: text in reading order, heading tree, tables, printed page labels.
+
+PyMuPDF (AGPL-3.0) is imported lazily so that light entry points never load it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lcabot.errors import CorruptPdfError, EncryptedPdfError, EmptyPdfError, NotAPdfError, TooLargeError
+from lcabot.headings import HeadingTracker
+
+_MARGIN_FRACTION = 0.09  # top/bottom band searched for running headers and footers
+_PAGE_NUMBER = re.compile(r"^(?:page\s*\|?\s*)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
+_STAMP = re.compile(
+    r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
+)
+_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.I | re.M)
+_WHITE = 0xFFFFFF
+_SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")
+_NUMBER_ONLY = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?$")
+
+
+@dataclass
+class Block:
+    """A unit of page content in reading order. ``kind`` is ``text``, ``table`` or ``heading``."""
+
+    page: int  # 1-based PDF page index
+    kind: str
+    text: str
+    section_path: tuple[str, ...] = ()
+
+
+@dataclass
+class ParsedDocument:
+    """Everything ingestion needs from one PDF.
+
+    ``page_texts[i]`` is the cleaned display text of PDF page ``i + 1`` (what citations are verified against);
+    ``page_labels[i]`` its printed label; ``pages_without_text`` the 1-based pages with no text layer.
+    """
+
+    title: str
+    page_labels: list[str]
+    page_texts: list[str]
+    blocks: list[Block] = field(default_factory=list)
+    pages_without_text: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Line:
+    page: int
+    text: str
+    bbox: tuple[float, float, float, float]
+    size: float
+    bold: bool
+
+
+def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocument:
+    """Parse PDF bytes into pages, labels and structured blocks.
+
+    Args:
+        data: the file's bytes.
+        source: name used in error messages.
+        max_pages: documents with more pages are refused.
+
+    Raises:
+        NotAPdfError: the bytes are not a PDF.
+        EncryptedPdfError: the PDF needs a password.
+        CorruptPdfError: PyMuPDF cannot open or read it (truncated, damaged).
+        TooLargeError: more than ``max_pages`` pages.
+        EmptyPdfError: no page has a text layer (scanned or empty); the message names the pages.
+    """
+    import pymupdf
+
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise NotAPdfError(source, "this is not a PDF file (no %PDF header)")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # PyMuPDF raises FileDataError and friends
+        raise CorruptPdfError(source, f"the PDF is damaged or truncated and cannot be opened ({exc})") from exc
+    with doc:
+        if doc.needs_pass or doc.is_encrypted:
+            raise EncryptedPdfError(source, "the PDF is password-protected; upload an unprotected copy")
+        if doc.page_count == 0:
+            raise CorruptPdfError(source, "the PDF has no pages (it may be truncated)")
+        if doc.page_count > max_pages:
+            raise TooLargeError(source, f"{doc.page_count} pages is above the limit of {max_pages}")
+        try:
+            return _parse_open_document(doc, source)
+        except (EmptyPdfError, TooLargeError):
+            raise
+        except Exception as exc:
+            raise CorruptPdfError(source, f"the PDF could not be read ({exc})") from exc
+
+
+def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
+    n = doc.page_count
+    pages_lines: list[list[_Line]] = []
+    pages_tables: list[list[tuple[tuple[float, float, float, float], str]]] = []
+    heights: list[float] = []
+    for i in range(n):
+        page = doc[i]
+        heights.append(page.rect.height)
+        tables = _tables(page)
+        pages_tables.append(tables)
+        pages_lines.append(_page_lines(page, i + 1, [bbox for bbox, _ in tables]))
+    no_text = [i + 1 for i in range(n) if not pages_lines[i] and not pages_tables[i]]
+    if len(no_text) == n:
+        raise EmptyPdfError(source, _no_text_message(no_text, n))
+    running = _running_lines(pages_lines, heights)
+    labels = _page_labels(doc, pages_lines, heights)
+    body_size = _body_size(pages_lines)
+    toc = [(lvl, title.strip(), page) for lvl, title, page in doc.get_toc(simple=True) if title.strip()]
+    tracker = HeadingTracker(toc)
+    blocks: list[Block] = []
+    page_texts: list[str] = []
+    for i in range(n):
+        lines = [ln for ln in pages_lines[i] if _keep_line(ln, heights[i], running)]
+        page_blocks = _page_blocks(lines, pages_tables[i], doc[i].rect.width, body_size, tracker, i + 1)
+        blocks.extend(page_blocks)
+        page_texts.append("\n\n".join(b.text for b in page_blocks))
+    title = (doc.metadata or {}).get("title") or _largest_text(pages_lines[0]) or Path(source).stem
+    return ParsedDocument(title=title.strip(), page_labels=labels, page_texts=page_texts, blocks=blocks,
+                          pages_without_text=no_text)
+
+
+def _no_text_message(pages: list[int], n: int) -> str:
+    listed = ", ".join(str(p) for p in pages[:20]) + (" …" if len(pages) > 20 else "")
+    return f"no text layer on any of its {n} page(s) (pages {listed}); it looks scanned or empty — run OCR first"
+
+
+def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
+    """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption (speed)."""
+    if not _TABLE_CAPTION.search(page.get_text()):
+        return []
+    found = []
+    for table in page.find_tables().tables:
+        if table.row_count < 2 or table.col_count < 2:
+            continue
+        markdown = table.to_markdown().strip()
+        if markdown:
+            found.append((tuple(table.bbox), markdown))
+    return found
+
+
+def _visible(span: dict[str, Any], page_rect: Any) -> bool:
+    """False for text a reader cannot see: white, transparent, microscopic or off the page."""
+    if span["color"] == _WHITE or span.get("alpha", 255) == 0 or span["size"] < 2:
+        return False
+    x0, y0, x1, y1 = span["bbox"]
+    return x1 > page_rect.x0 and x0 < page_rect.x1 and y1 > page_rect.y0 and y0 < page_rect.y1
+
+
+def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, float, float]]) -> list[_Line]:
+    width = page.rect.width
+    out: list[_Line] = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            if line["dir"] != (1.0, 0.0) and abs(line["dir"][1]) > 0.1:
+                continue  # rotated margin text (download stamps, vertical labels)
+            spans = [s for s in line["spans"] if s["text"].strip() and _visible(s, page.rect)]
+            spans = [s for s in spans if not _is_margin_line_number(s, width)]
+            if not spans:
+                continue
+            x0 = min(s["bbox"][0] for s in spans)
+            y0 = min(s["bbox"][1] for s in spans)
+            x1 = max(s["bbox"][2] for s in spans)
+            y1 = max(s["bbox"][3] for s in spans)
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in table_boxes):
+                continue
+            text = "".join(s["text"] for s in spans).strip()
+            main = max(spans, key=lambda s: len(s["text"].strip()))
+            bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
+            out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
+    return out
+
+
+def _is_margin_line_number(span: dict[str, Any], page_width: float) -> bool:
+    """Line numbers printed in the left or right margin (the PEFCR guidance numbers every line)."""
+    text = span["text"].strip()
+    x0, _, x1, _ = span["bbox"]
+    return text.isdigit() and (x1 < page_width * 0.11 or x0 > page_width * 0.92)
+
+
+def _margin_key(line: _Line, height: float) -> str | None:
+    y0, y1 = line.bbox[1], line.bbox[3]
+    if y1 > height * _MARGIN_FRACTION and y0 < height * (1 - _MARGIN_FRACTION):
+        return None
+    return re.sub(r"\d+", "#", line.text.lower()).strip()
+
+
+def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[str]:
+    """Keys of header/footer lines that repeat on at least 30 % of the pages (min. 3 pages)."""
+    counts: Counter[str] = Counter()
+    for lines, h in zip(pages_lines, heights, strict=True):
+        counts.update({k for ln in lines if (k := _margin_key(ln, h))})
+    threshold = max(3, int(0.3 * len(pages_lines)))
+    return {k for k, c in counts.items() if c >= threshold}
+
+
+def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
+    if _STAMP.search(line.text):
+        return False
+    key = _margin_key(line, height)
+    if key is None:
+        return True
+    return key not in running and not _PAGE_NUMBER.match(line.text.strip())
+
+
+def _page_labels(doc: Any, pages_lines: list[list[_Line]], heights: list[float]) -> list[str]:
+    """Printed page labels: the PDF's /PageLabels, else numbers printed in the margins when consistent."""
+    n = doc.page_count
+    pdf_labels = [doc[i].get_label() or "" for i in range(n)]
+    if any(pdf_labels):
+        return [lab or str(i + 1) for i, lab in enumerate(pdf_labels)]
+    offsets: Counter[int] = Counter()
+    for i, (lines, h) in enumerate(zip(pages_lines, heights, strict=True)):
+        for ln in lines:
+            m = _PAGE_NUMBER.match(ln.text.strip())
+            if m and _margin_key(ln, h) is not None:
+                offsets[int(m.group(1)) - (i + 1)] += 1
+    if offsets:
+        offset, count = offsets.most_common(1)[0]
+        if offset != 0 and count >= max(2, n // 2):
+            return [str(i + 1 + offset) for i in range(n)]
+    return [str(i + 1) for i in range(n)]
+
+
+def _body_size(pages_lines: list[list[_Line]]) -> float:
+    sizes: Counter[float] = Counter()
+    for lines in pages_lines:
+        for ln in lines:
+            sizes[ln.size] += len(ln.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _largest_text(lines: list[_Line]) -> str | None:
+    """The title guess for PDFs without metadata: the largest type on the first page."""
+    if not lines:
+        return None
+    biggest = max(ln.size for ln in lines)
+    title = " ".join(ln.text for ln in lines if ln.size == biggest)
+    return title[:200] if len(title) >= 4 else None
+
+
+def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], width: float) -> list[Any]:
+    """Order boxes column by column: full-width boxes cut the page into bands; in a band, left then right."""
+    mid = width / 2
+    tol = width * 0.02
+
+    def column(b: tuple[float, float, float, float]) -> str:
+        if b[2] <= mid + tol:
+            return "L"
+        if b[0] >= mid - tol:
+            return "R"
+        return "F"
+
+    weight = Counter()
+    for b, item in items:
+        weight[column(b)] += _text_weight(item)
+    total = sum(weight.values()) or 1
+    two_columns = weight["R"] >= 0.2 * total and weight["L"] >= 0.2 * total
+    if not two_columns:
+        return [item for _, item in sorted(items, key=lambda it: (round(it[0][1], 1), it[0][0]))]
+    ordered: list[Any] = []
+    band: list[tuple[tuple[float, float, float, float], Any]] = []
+    for box, item in sorted(items, key=lambda it: it[0][1]):
+        if column(box) == "F":
+            ordered.extend(_band(band, column))
+            band = []
+            ordered.append(item)
+        else:
+            band.append((box, item))
+    ordered.extend(_band(band, column))
+    return ordered
+
+
+def _text_weight(item: Any) -> int:
+    """Characters of text in a line, a paragraph or a table (page numbers and digits alone weigh nothing)."""
+    if isinstance(item, str):
+        return len(item)
+    lines = item if isinstance(item, list) else [item]
+    return sum(len(ln.text) for ln in lines if not ln.text.strip().isdigit())
+
+
+def _band(band: list[tuple[tuple[float, float, float, float], Any]], column: Any) -> list[Any]:
+    left = [it for b, it in sorted(band, key=lambda x: x[0][1]) if column(b) == "L"]
+    right = [it for b, it in sorted(band, key=lambda x: x[0][1]) if column(b) == "R"]
+    return left + right
+
+
+def _paragraphs(lines: list[_Line]) -> list[list[_Line]]:
+    """Group lines into paragraphs by vertical gaps and horizontal overlap."""
+    paragraphs: list[list[_Line]] = []
+    for ln in lines:
+        if paragraphs:
+            prev = paragraphs[-1][-1]
+            gap = ln.bbox[1] - prev.bbox[3]
+            overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
+            same_style = ln.bold == prev.bold
+            starts_section = ln.bold and _SECTION_START.match(ln.text) is not None
+            if overlaps and -2 <= gap <= max(prev.size, ln.size) * 0.8 and same_style and not starts_section:
+                paragraphs[-1].append(ln)
+                continue
+        paragraphs.append([ln])
+    return paragraphs
+
+
+def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
+    return _join_fragments(_reading_order([(ln.bbox, ln) for ln in lines], width), width)
+
+
+def _join_fragments(lines: list[_Line], width: float) -> list[_Line]:
+    """Join pieces of one visual line (same baseline, small horizontal gap) that PyMuPDF reports apart."""
+    out: list[_Line] = []
+    for ln in lines:
+        prev = out[-1] if out else None
+        near = prev is not None and 0 <= ln.bbox[0] - prev.bbox[2] < 3 * ln.size
+        toc_page_number = ln.text.strip().isdigit() and ln.bbox[0] > width * 0.6  # "7.6 CUT-OFF ...... 61"
+        if prev and abs(ln.bbox[1] - prev.bbox[1]) < 2 and (near or toc_page_number):
+            box = (prev.bbox[0], min(prev.bbox[1], ln.bbox[1]), ln.bbox[2], max(prev.bbox[3], ln.bbox[3]))
+            out[-1] = _Line(prev.page, f"{prev.text} {ln.text}", box, prev.size, prev.bold and ln.bold)
+            continue
+        out.append(ln)
+    return out
+
+
+def _page_blocks(
+    lines: list[_Line],
+    tables: list[tuple[tuple[float, float, float, float], str]],
+    width: float,
+    body_size: float,
+    tracker: HeadingTracker,
+    page: int,
+) -> list[Block]:
+    ordered = _column_sorted_lines(lines, width)
+    items: list[tuple[tuple[float, float, float, float], Any]] = []
+    for para in _paragraphs(ordered):
+        box = (min(ln.bbox[0] for ln in para), para[0].bbox[1], max(ln.bbox[2] for ln in para), para[-1].bbox[3])
+        items.append((box, para))
+    items.extend((bbox, md) for bbox, md in tables)
+    blocks: list[Block] = []
+    ordered_items = _merge_split_headings(_reading_order(items, width))
+    for item in ordered_items:
+        if isinstance(item, str):
+            blocks.append(Block(page, "table", item, tracker.path))
+            continue
+        text = "\n".join(ln.text for ln in item)
+        if tracker.observe(text, item[0].size, item[0].bold, body_size, page):
+            blocks.append(Block(page, "heading", " ".join(text.split()), tracker.path))
+        else:
+            blocks.append(Block(page, "text", text, tracker.path))
+    return blocks
+
+
+def _merge_split_headings(items: list[Any]) -> list[Any]:
+    """Join a bold paragraph holding only a section number ("7.18.10") with the bold title that follows it."""
+    out: list[Any] = []
+    for item in items:
+        prev = out[-1] if out else None
+        if (
+            isinstance(item, list) and isinstance(prev, list) and len(prev) == 1 and prev[0].bold and item[0].bold
+            and _NUMBER_ONLY.match(prev[0].text.strip()) and len(item) <= 2
+        ):
+            out[-1] = prev + item
+            continue
+        out.append(item)
+    return out

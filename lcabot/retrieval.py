@@ -1,0 +1,116 @@
+"""Hybrid retrieval: BM25 and kNN fused by reciprocal-rank fusion, MMR for diversity, fragment expansion."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lcabot.models import Chunk, Hit
+from lcabot.normalize import for_search
+from lcabot.ports import Embedder, SearchIndex
+
+RRF_K = 60  # Cormack, Clarke & Büttcher (2009), "Reciprocal rank fusion outperforms Condorcet …"
+CANDIDATES = 40
+MMR_LAMBDA = 0.75
+FRAGMENT_CHARS = 350
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being below between both but
+    by can could did do does doing down during each few for from further had has have having he her here how i if in
+    into is it its itself just me more most my no nor not now of off on once only or other our out over own same she
+    should so some such than that the their them then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours get gets give gives say says
+    said tell according want use used using allowed many much does did we our us paper study guidance document""".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class RetrievalQuery:
+    text: str
+    k: int = 5
+    doc_ids: tuple[str, ...] | None = None
+    perspective: str | None = None
+
+
+def content_terms(text: str) -> list[str]:
+    """Lower-cased words of ``text`` without stop words, in order of first appearance (no duplicates)."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(for_search(text).lower()):
+        if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+class HybridRetriever:
+    """Retrieves ``k`` chunks for a question.
+
+    BM25 (FTS5) and exact-cosine kNN each return :data:`CANDIDATES` chunks; their ranks are fused with RRF
+    (k = 60); MMR (λ = 0.75, cosine between chunk vectors) picks ``k`` diverse chunks from the fused list; a hit
+    shorter than :data:`FRAGMENT_CHARS` or a table gets its neighbouring chunks in the same section as context.
+    """
+
+    def __init__(self, index: SearchIndex, embedder: Embedder) -> None:
+        self._index = index
+        self._embedder = embedder
+
+    def retrieve(self, query: RetrievalQuery) -> list[Hit]:
+        terms = content_terms(query.text)
+        if not terms:
+            return []
+        qvec = self._embedder.embed([for_search(query.text)])[0]
+        lexical = self._index.bm25(" ".join(terms), CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
+        semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
+        fused = reciprocal_rank_fusion([[c for c, _ in lexical], [c for c, _ in semantic]])
+        if not fused:
+            return []
+        ids = [c for c, _ in fused]
+        picked = mmr(self._index.vectors(ids), [s for _, s in fused], query.k)
+        chunks = self._index.chunks([ids[i] for i in picked])
+        scores = dict(fused)
+        return [Hit(c, scores[c.chunk_id], tuple(self._expand(c))) for c in chunks]
+
+    def _expand(self, chunk: Chunk) -> list[Chunk]:
+        if chunk.kind == "table" or len(chunk.text) < FRAGMENT_CHARS:
+            return self._index.neighbours(chunk)
+        return []
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+    """Fuse ranked id lists: score(id) = Σ 1 / (k + rank), rank from 1. Returns ids by descending score."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, cid in enumerate(ranking, start=1):
+            scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def mmr(vectors: np.ndarray, relevance: Sequence[float], k: int, lam: float = MMR_LAMBDA) -> list[int]:
+    """Maximal marginal relevance (Carbonell & Goldstein 1998) over candidates.
+
+    Args:
+        vectors: unit vectors ``(n, d)`` of the candidates, in candidate order.
+        relevance: fused relevance per candidate (scaled to [0, 1] inside).
+        k: how many to pick.
+
+    Returns:
+        Indices into the candidates, in pick order.
+    """
+    n = len(relevance)
+    if n == 0:
+        return []
+    rel = np.asarray(relevance, dtype=np.float64)
+    rel = (rel - rel.min()) / (rel.max() - rel.min()) if rel.max() > rel.min() else np.ones(n)
+    sim = vectors @ vectors.T
+    picked: list[int] = []
+    best_sim = np.full(n, -np.inf)
+    for _ in range(min(k, n)):
+        redundancy = np.where(np.isfinite(best_sim), best_sim, 0.0)
+        score = lam * rel - (1 - lam) * redundancy
+        score[picked] = -np.inf
+        i = int(np.argmax(score))
+        picked.append(i)
+        best_sim = np.maximum(best_sim, sim[i])
+    return picked

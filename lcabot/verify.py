@@ -1,0 +1,80 @@
+"""Verification before anything is shown (DESIGN.md §6): ids exist, quotes are verbatim on the cited page,
+the cited page is the one that holds the quote, numbers occur in the cited evidence. Failing claims are dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lcabot.models import Citation, Claim, Evidence
+from lcabot.normalize import collapse, match_key
+from lcabot.ports import SearchIndex
+
+_NUMBER = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*(?![\w])")
+_MARKER = re.compile(r"\[\d+(?:,\s*\d+)*\]|\[E[0-9a-f]{10}\]")
+
+
+@dataclass(frozen=True)
+class Verified:
+    claims: tuple[Claim, ...]
+    citations: tuple[Citation, ...]
+    text: str
+    dropped: int
+
+
+def numbers_in(text: str) -> list[str]:
+    """Numbers written in ``text`` (citation markers excluded), as printed: ``10.44``, ``1,000``, ``-2.51``."""
+    return [m.group(0).lstrip("-−–") for m in _NUMBER.finditer(_MARKER.sub(" ", text))]
+
+
+def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchIndex) -> Verified:
+    """Keep the claims whose evidence ids exist, whose quote is on the cited page and whose numbers are in the
+    cited evidence; number the citations in order of first use and render ``text`` with ``[n]`` markers."""
+    by_id = {e.evidence_id: e for e in ledger}
+    kept: list[Claim] = []
+    citations: dict[tuple[str, int, str], Citation] = {}
+    lines: list[str] = []
+    for claim in claims:
+        cited = [by_id[i] for i in claim.evidence_ids if i in by_id]
+        if not cited or not _numbers_supported(claim.text, cited):
+            continue
+        markers: list[int] = []
+        for evidence in cited:
+            quote = collapse(claim.quote) if claim.quote and len(cited) == 1 else evidence.text
+            page = _page_holding(quote, evidence, index)
+            if page is None:
+                continue
+            key = (evidence.doc_id, page, match_key(quote))
+            if key not in citations:
+                label = evidence.page_label if page == evidence.page else _label(index, evidence.doc_id, page)
+                citations[key] = Citation(len(citations) + 1, evidence.evidence_id, evidence.source, evidence.title,
+                                          evidence.section, page, label, quote)
+            markers.append(citations[key].number)
+        if not markers:
+            continue
+        kept.append(claim)
+        lines.append(f"{claim.text.strip()} " + "".join(f"[{n}]" for n in dict.fromkeys(markers)))
+    return Verified(tuple(kept), tuple(citations.values()), "\n".join(lines), len(claims) - len(kept))
+
+
+def _numbers_supported(text: str, cited: Sequence[Evidence]) -> bool:
+    haystack = match_key(" ".join(f"{e.section or ''} {e.text}" for e in cited))
+    return all(match_key(n) in haystack for n in numbers_in(text))
+
+
+def _page_holding(quote: str, evidence: Evidence, index: SearchIndex) -> int | None:
+    """The PDF page whose text holds ``quote``: the evidence's page, else the page before or after it."""
+    key = match_key(quote)
+    if not key:
+        return None
+    for page in (evidence.page, evidence.page - 1, evidence.page + 1):
+        text = index.page_text(evidence.doc_id, page)
+        if text is not None and key in match_key(text):
+            return page
+    return None
+
+
+def _label(index: SearchIndex, doc_id: str, page: int) -> str:
+    record = index.document(doc_id)
+    return record.label(page) if record else str(page)

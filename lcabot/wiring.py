@@ -1,0 +1,35 @@
+"""The one place where implementations of the ports are chosen (embedded defaults here; cloud ones come later).
+Imports are lazy so that light entry points never load torch."""
+
+from __future__ import annotations
+
+from lcabot.config import Settings
+
+
+def build_index(settings: Settings, dimension: int | None = None):  # -> SqliteIndex
+    from lcabot.index_sqlite import SqliteIndex
+
+    return SqliteIndex(settings.index_path, dimension)
+
+
+def build_embedder(settings: Settings):  # -> SentenceTransformerEmbedder
+    from lcabot.embeddings import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(settings.embedding_model)
+
+
+def build_answerer(settings: Settings, index=None, embedder=None):  # -> Answerer
+    """Claude when ``ANTHROPIC_API_KEY`` is set, otherwise the offline extractive generator."""
+    from lcabot.answering import Answerer
+    from lcabot.generation.extractive import ExtractiveGenerator
+    from lcabot.retrieval import HybridRetriever
+
+    embedder = embedder or build_embedder(settings)
+    index = index or build_index(settings)
+    extractive = ExtractiveGenerator(embedder)
+    generator = extractive
+    if settings.anthropic_api_key:
+        from lcabot.generation.claude import ClaudeGenerator
+
+        generator = ClaudeGenerator(settings.anthropic_api_key, settings.anthropic_model, settings.llm_timeout_s)
+    return Answerer(index, HybridRetriever(index, embedder), generator, extractive)
