@@ -13,10 +13,9 @@ from lcabot.ledger import build_ledger, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
-from lcabot.support import support
+from lcabot.support import Support, named_terms, split_compounds, support
 from lcabot.verify import verify
 
-MIN_COVERAGE = 0.6  # IDF-weighted share of question terms the passages must contain (tuned on the dev set)
 _FOLLOWUP = re.compile(
     r"^\s*(and|but|also|what about|how about|then|so|or|same)\b|\b(it|that|this|those|these|they|them|its|there)\b",
     re.I,
@@ -61,13 +60,14 @@ class Answerer:
             return self._abstain(messages.abstain_empty_library(), "an empty library", (), "empty_library")
         hits = self._retriever.retrieve(RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective))
         searched = _searched(query, documents, hits)
-        terms = content_terms(query)
+        terms = split_compounds(content_terms(query))
         df, n_chunks = self._index.term_document_frequency(terms)
-        passages = [c.text for h in hits for c in (h.chunk, *h.context)]
-        coverage = support(terms, passages, df, n_chunks)
-        if not hits or coverage.coverage < MIN_COVERAGE:
-            reason = f"passages lack: {', '.join(coverage.missing)}" if coverage.missing else "no passages"
-            return self._abstain(messages.abstain_no_evidence(question, searched), searched, (), reason)
+        unknown_names = [n for n in named_terms(query) if not self._index.contains_text(n)]
+        passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
+        judged = support(terms, unknown_names, passages, df, n_chunks)
+        if not hits or not judged.supported:
+            return self._abstain(messages.abstain_no_evidence(question, searched, judged.unknown), searched, (),
+                                 _reason(judged))
         ledger = build_ledger(hits, documents)
         claims, generator, notes = self._generate(query, ledger, history)
         verified = verify(claims, ledger, self._index)
@@ -102,6 +102,12 @@ class Answerer:
         return Answer(text=text, abstained=True, citations=(), claims=(), retrieval_mode=self._mode,
                       searched=searched, ledger_hash=ledger_hash(ledger), generator="none", abstain_reason=reason,
                       notes=notes)
+
+
+def _reason(judged: Support) -> str:
+    if judged.unknown:
+        return "the library never mentions: " + ", ".join(judged.unknown)
+    return f"passages cover {judged.coverage:.0%} of the question; missing: {', '.join(judged.missing)}"
 
 
 def _searched(query: str, documents: dict, hits: Sequence[Hit]) -> str:

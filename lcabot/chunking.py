@@ -26,12 +26,14 @@ class _Piece:
     page: int
 
 
-def chunk_document(parsed: ParsedDocument, doc_id: str) -> list[Chunk]:
+def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:
     """Split a parsed document into chunks.
 
     Args:
         parsed: output of :func:`lcabot.pdf.parse_pdf`.
         doc_id: the document's content hash; chunk ids are derived from it, so the same bytes give the same ids.
+        source: the file name; its words join the title and authors in every chunk's search text, so that
+            "the Nab & Maslin study" finds passages that never repeat the authors' names.
 
     Returns:
         Chunks in reading order; ``ordinal`` counts from 0.
@@ -64,7 +66,15 @@ def chunk_document(parsed: ParsedDocument, doc_id: str) -> list[Chunk]:
                 pending = [overlap] if overlap else []
             pending.append(piece)
     flush()
-    return [_make_chunk(parsed, doc_id, i, path, kind, pieces) for i, (path, kind, pieces) in enumerate(drafts)]
+    header = document_header(parsed.title, parsed.authors, source)
+    return [_make_chunk(parsed, doc_id, header, i, path, kind, pieces)
+            for i, (path, kind, pieces) in enumerate(drafts)]
+
+
+def document_header(title: str, authors: str, source: str) -> str:
+    """Title, authors and file-name words, prefixed to every chunk's search text (never to its display text)."""
+    stem = re.sub(r"[-_.]+", " ", source.rsplit(".", 1)[0])
+    return " | ".join(part for part in (title, authors, stem) if part)
 
 
 def _split_long(block: Block) -> list[_Piece]:
@@ -110,7 +120,7 @@ def _table_pieces(block: Block) -> list[_Piece]:
 
 
 def _make_chunk(
-    parsed: ParsedDocument, doc_id: str, ordinal: int, path: tuple[str, ...], kind: str, pieces: list[_Piece]
+    parsed: ParsedDocument, doc_id: str, header: str, ordinal: int, path: tuple[str, ...], kind: str, pieces: list[_Piece]
 ) -> Chunk:
     text = ""
     spans: list[PageSpan] = []
@@ -121,7 +131,7 @@ def _make_chunk(
             spans.append(PageSpan(len(text), piece.page))
         text += piece.text
     heading = " > ".join(path)
-    search_text = for_search(f"{heading}\n{text}" if heading else text)
+    search_text = for_search(f"{header}\n{heading}\n{text}")
     digest = hashlib.sha256(f"{doc_id}\x00{ordinal}\x00{text}".encode()).hexdigest()[:20]
     first, last = spans[0].page, max(s.page for s in spans)
     return Chunk(

@@ -210,6 +210,11 @@ class SqliteIndex:
             counts[term] = int(row[0])
         return counts, int(total)
 
+    def contains_text(self, text: str) -> bool:
+        """True when ``text`` occurs, case-sensitively, in some chunk's search text (titles included)."""
+        row = self._conn.execute("SELECT 1 FROM chunks WHERE instr(search_text, ?) > 0 LIMIT 1", (text,)).fetchone()
+        return row is not None
+
     def _allowed_docs(self, doc_ids: Sequence[str] | None, perspective: str | None) -> set[str] | None:
         if doc_ids is None and perspective is None:
             return None

@@ -73,7 +73,7 @@ def ingest_bytes(
         parsed = parse_pdf(data, source, max_pages=settings.max_pages)
     except DocumentError as err:
         return IngestResult(source, "failed", reason=err.reason, message=str(err))
-    chunks = chunk_document(parsed, doc_id)
+    chunks = chunk_document(parsed, doc_id, source)
     vectors = embedder.embed([c.search_text for c in chunks])
     record = DocumentRecord(
         doc_id=doc_id, source=source, source_key=source_key, title=parsed.title, perspective=perspective,

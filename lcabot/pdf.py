@@ -20,7 +20,7 @@ _STAMP = re.compile(
     r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
 )
 _TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.I | re.M)
-_WHITE = 0xFFFFFF
+_NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
 _SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")
 _NUMBER_ONLY = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?$")
 
@@ -44,6 +44,7 @@ class ParsedDocument:
     """
 
     title: str
+    authors: str
     page_labels: list[str]
     page_texts: list[str]
     blocks: list[Block] = field(default_factory=list)
@@ -124,7 +125,8 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
         blocks.extend(page_blocks)
         page_texts.append("\n\n".join(b.text for b in page_blocks))
     title = (doc.metadata or {}).get("title") or _largest_text(pages_lines[0]) or Path(source).stem
-    return ParsedDocument(title=title.strip(), page_labels=labels, page_texts=page_texts, blocks=blocks,
+    authors = " ".join(((doc.metadata or {}).get("author") or "").split())
+    return ParsedDocument(title=title.strip(), authors=authors, page_labels=labels, page_texts=page_texts, blocks=blocks,
                           pages_without_text=no_text)
 
 
@@ -147,9 +149,15 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
     return found
 
 
-def _visible(span: dict[str, Any], page_rect: Any) -> bool:
-    """False for text a reader cannot see: white, transparent, microscopic or off the page."""
-    if span["color"] == _WHITE or span.get("alpha", 255) == 0 or span["size"] < 2:
+def _visible(span: dict[str, Any], page_rect: Any, ocr_layer: bool = False) -> bool:
+    """False for text a reader cannot see: white or near-white, transparent, microscopic or off the page.
+
+    On an ``ocr_layer`` page transparent text is kept: it is the text OCR software lays invisibly over a scan.
+    """
+    color = span["color"]
+    if all((color >> shift) & 0xFF >= _NEAR_WHITE for shift in (16, 8, 0)) or span["size"] < 2:
+        return False
+    if span.get("alpha", 255) == 0 and not ocr_layer:
         return False
     x0, y0, x1, y1 = span["bbox"]
     return x1 > page_rect.x0 and x0 < page_rect.x1 and y1 > page_rect.y0 and y0 < page_rect.y1
@@ -158,11 +166,13 @@ def _visible(span: dict[str, Any], page_rect: Any) -> bool:
 def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, float, float]]) -> list[_Line]:
     width = page.rect.width
     out: list[_Line] = []
-    for block in page.get_text("dict")["blocks"]:
+    blocks = page.get_text("dict")["blocks"]
+    ocr_layer = _is_ocr_layer(blocks)
+    for block in blocks:
         for line in block.get("lines", []):
             if line["dir"] != (1.0, 0.0) and abs(line["dir"][1]) > 0.1:
                 continue  # rotated margin text (download stamps, vertical labels)
-            spans = [s for s in line["spans"] if s["text"].strip() and _visible(s, page.rect)]
+            spans = [s for s in line["spans"] if s["text"].strip() and _visible(s, page.rect, ocr_layer)]
             spans = [s for s in spans if not _is_margin_line_number(s, width)]
             if not spans:
                 continue
@@ -178,6 +188,13 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
             bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
             out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
     return out
+
+
+def _is_ocr_layer(blocks: list[dict[str, Any]]) -> bool:
+    """A scanned page after OCR: it shows a picture and all of its text is invisible (render mode 3)."""
+    spans = [s for b in blocks for ln in b.get("lines", []) for s in ln["spans"] if s["text"].strip()]
+    has_picture = any(b.get("type") == 1 for b in blocks)
+    return has_picture and bool(spans) and all(s.get("alpha", 255) == 0 for s in spans)
 
 
 def _is_margin_line_number(span: dict[str, Any], page_width: float) -> bool:

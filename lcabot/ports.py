@@ -54,6 +54,8 @@ class SearchIndex(Protocol):
 
     def term_document_frequency(self, terms: Sequence[str]) -> tuple[dict[str, int], int]: ...
 
+    def contains_text(self, text: str) -> bool: ...
+
 
 class Generator(Protocol):
     """Writes an answer from an evidence ledger as claims, each bound to the evidence ids that support it.

@@ -1,4 +1,9 @@
-"""Is a question supported by the library at all? The test behind abstention (DESIGN.md §6 rule 5)."""
+"""Is a question supported by the library at all? The test behind abstention (DESIGN.md §6 rule 5).
+
+A question is unsupported when (a) it names something — a capitalised name or an acronym such as "Pilkington",
+"TRACI" or "WARM" — that occurs nowhere in the library, (b) three or more of its content words occur nowhere in
+the library, or (c) the retrieved passages hold less than :data:`MIN_COVERAGE` of its IDF-weighted content words.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lcabot.normalize import for_search
+
+MIN_COVERAGE = 0.3
+MAX_UNKNOWN_TERMS = 2
+_NAME = re.compile(r"[^\W_][\w&]*", re.UNICODE)
 
 
 def _stem(term: str) -> str:
@@ -19,24 +28,58 @@ def term_present(term: str, text: str) -> bool:
     return re.search(r"(?<![^\W_])" + re.escape(_stem(term)), for_search(text).lower()) is not None
 
 
+def split_compounds(terms: Sequence[str]) -> list[str]:
+    """"brazil-to-uk" → "brazil", "uk"; hyphenated compounds are judged by their parts."""
+    out: dict[str, None] = {}
+    for term in terms:
+        for part in term.split("-") if "-" in term else [term]:
+            if len(part) > 1 and part not in ("to", "of", "and", "the", "a", "in"):
+                out.setdefault(part, None)
+    return list(out)
+
+
+def named_terms(question: str) -> list[str]:
+    """Names and acronyms in a question: words with a capital after the first letter (TRACI, GWP100) or a
+    capitalised word that does not start the sentence (Pilkington). Possessives and compounds are split off."""
+    words = [w for w in _NAME.findall(for_search(question).replace("'s ", " ").replace("’s ", " "))]
+    names: dict[str, None] = {}
+    sentence_start = True
+    for word in words:
+        parts = [p for p in word.split("-") if p]
+        for part in parts:
+            if len(part) > 1 and (any(c.isupper() for c in part[1:]) or (part[0].isupper() and not sentence_start)):
+                names.setdefault(part, None)
+            sentence_start = False
+    return list(names)
+
+
 @dataclass(frozen=True)
 class Support:
     coverage: float  # IDF-weighted share of the question's terms found in the retrieved passages, in [0, 1]
-    missing: tuple[str, ...]  # the question's terms the retrieved passages do not contain
+    missing: tuple[str, ...]  # content terms the retrieved passages do not contain
+    unknown: tuple[str, ...]  # content terms and names the whole library does not contain
+
+    @property
+    def supported(self) -> bool:
+        names_unknown = any(t[:1].isupper() for t in self.unknown)
+        words_unknown = sum(1 for t in self.unknown if not t[:1].isupper()) > MAX_UNKNOWN_TERMS
+        return not names_unknown and not words_unknown and self.coverage >= MIN_COVERAGE
 
 
-def support(terms: Sequence[str], passages: Sequence[str], df: dict[str, int], n_chunks: int) -> Support:
-    """Weigh each term by IDF = ln(1 + N / (1 + df)); a term absent from the whole library weighs most.
+def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequence[str], df: dict[str, int],
+            n_chunks: int) -> Support:
+    """Weigh each term by IDF = ln(1 + N / (1 + df)) and measure how much of it the passages hold.
 
     Args:
-        terms: the question's content terms (:func:`lcabot.retrieval.content_terms`).
-        passages: texts of the retrieved chunks.
+        terms: the question's content terms, lower-case (:func:`lcabot.retrieval.content_terms`).
+        unknown_names: :func:`named_terms` of the question that occur nowhere in the library (case-sensitive).
+        passages: search texts of the retrieved chunks.
         df: chunk frequency of each term in the library; n_chunks: library size in chunks.
     """
-    if not terms:
-        return Support(0.0, ())
     joined = "\n".join(passages)
     weights = {t: math.log(1 + n_chunks / (1 + df.get(t, 0))) for t in terms}
     found = {t for t in terms if term_present(t, joined)}
     total = sum(weights.values()) or 1.0
-    return Support(sum(weights[t] for t in found) / total, tuple(t for t in terms if t not in found))
+    unknown = (*unknown_names, *(t for t in terms if df.get(t, 0) == 0))
+    coverage = sum(weights[t] for t in found) / total if terms else 0.0
+    return Support(coverage, tuple(t for t in terms if t not in found), unknown)

@@ -29,19 +29,24 @@ def numbers_in(text: str) -> list[str]:
 
 
 def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchIndex) -> Verified:
-    """Keep the claims whose evidence ids exist, whose quote is on the cited page and whose numbers are in the
-    cited evidence; number the citations in order of first use and render ``text`` with ``[n]`` markers."""
+    """Keep the claims whose evidence ids all exist, whose quote comes from the cited evidence and is on its page
+    and whose numbers are in the cited evidence; number the citations in order of first use and render ``text``
+    with ``[n]`` markers. A claim citing any id outside the ledger is dropped, not trimmed to its valid ids."""
     by_id = {e.evidence_id: e for e in ledger}
     kept: list[Claim] = []
     citations: dict[tuple[str, int, str], Citation] = {}
     lines: list[str] = []
     for claim in claims:
-        cited = [by_id[i] for i in claim.evidence_ids if i in by_id]
-        if not cited or not _numbers_supported(claim.text, cited):
+        if not claim.evidence_ids or any(i not in by_id for i in claim.evidence_ids):
+            continue
+        cited = [by_id[i] for i in dict.fromkeys(claim.evidence_ids)]
+        if not _numbers_supported(claim.text, cited):
             continue
         markers: list[int] = []
         for evidence in cited:
             quote = collapse(claim.quote) if claim.quote and len(cited) == 1 else evidence.text
+            if match_key(quote) not in match_key(evidence.text):
+                continue  # a quote from elsewhere (even an adjacent page) does not support this evidence
             page = _page_holding(quote, evidence, index)
             if page is None:
                 continue

@@ -4,7 +4,9 @@ instructions; the model must bind every claim to evidence ids from the ledger.""
 from __future__ import annotations
 
 import json
+import random
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +22,8 @@ first cited evidence; every number in a claim appears in the cited evidence with
 not answer the question, reply {"claims": []}."""
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
+_BLOCK_TAG = re.compile(r"<(?=\s*/?\s*evidence)", re.I)  # document text must not open or close the evidence block
+RETRIES = 2
 
 
 class ClaudeGenerator:
@@ -28,7 +32,8 @@ class ClaudeGenerator:
     Args:
         api_key: Anthropic API key (from ``ANTHROPIC_API_KEY``).
         model: model id, e.g. ``claude-sonnet-4-5`` (``LCABOT_ANTHROPIC_MODEL``).
-        timeout_s: overall request timeout; the SDK retries 408/429/5xx/529 twice with backoff within it.
+        timeout_s: deadline for the whole call: 408/409/429/5xx/529 and connection errors are retried up to twice
+            with backoff only while it has not passed.
         base_url: API base URL; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its default.
         max_tokens: output budget; a reply that hits it is refused as incomplete.
     """
@@ -40,23 +45,54 @@ class ClaudeGenerator:
         import anthropic
 
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=2)
+        # anthropic 2.x sends ``api_key`` as "Authorization: Bearer", which the Messages API rejects for API keys
+        # (it wants ``x-api-key``); send the key only where the API documents it.
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
+            default_headers={"x-api-key": api_key, "Authorization": anthropic.omit},
+        )
         self._model = model
         self._max_tokens = max_tokens
+        self._timeout_s = timeout_s
 
     def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
         """Raises GenerationError (API error, timeout, unparseable reply) or IncompleteGenerationError."""
-        try:
-            response = self._client.messages.create(
-                model=self._model, max_tokens=self._max_tokens, system=SYSTEM_PROMPT,
-                messages=_messages(question, evidence, history),
-            )
-        except self._anthropic.APIError as err:
-            raise GenerationError(_describe(err)) from err
+        response = self._create(_messages(question, evidence, history))
         if response.stop_reason == "max_tokens":
             raise IncompleteGenerationError("the reply hit the max_tokens limit")
         text = "".join(getattr(block, "text", "") for block in response.content)
         return parse_claims(text)
+
+    def _create(self, messages: list[dict[str, Any]]) -> Any:
+        """One Messages API call, retried within ``timeout_s`` (the SDK's own retries would each get the full
+        timeout, so a slow API could hold the caller for three timeouts plus backoff)."""
+        deadline = time.monotonic() + self._timeout_s
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._client.messages.create(
+                    model=self._model, max_tokens=self._max_tokens, system=SYSTEM_PROMPT, messages=messages,
+                    timeout=max(deadline - time.monotonic(), 0.001),
+                )
+            except self._anthropic.APIError as err:
+                wait = self._retry_delay(err, attempt)
+                if wait is None or attempt == RETRIES or time.monotonic() + wait >= deadline:
+                    raise GenerationError(_describe(err)) from err
+                time.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _retry_delay(self, err: Exception, attempt: int) -> float | None:
+        """Seconds to wait before retrying ``err`` (``retry-after`` when the API gives one), or None: don't retry."""
+        backoff = 0.5 * 2**attempt * (1 - 0.25 * random.random())
+        if not isinstance(err, self._anthropic.APIStatusError):
+            return backoff if isinstance(err, self._anthropic.APIConnectionError) else None
+        verdict = err.response.headers.get("x-should-retry")  # the API's own say, honoured as the SDK does
+        transient = err.status_code >= 500 or err.status_code in (408, 409, 429)
+        if verdict == "false" or (verdict != "true" and not transient):
+            return None
+        try:
+            return max(float(err.response.headers.get("retry-after", "")), 0.0)
+        except ValueError:
+            return backoff
 
 
 def _messages(question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[dict[str, Any]]:
@@ -65,8 +101,8 @@ def _messages(question: str, evidence: Sequence[Evidence], history: Sequence[Tur
         messages.append({"role": "user", "content": turn.question})
         messages.append({"role": "assistant", "content": turn.answer or "(no answer)"})
     documents = "\n".join(
-        json.dumps({"id": e.evidence_id, "document": e.title, "section": e.section, "page": e.page_label,
-                    "text": e.text}, ensure_ascii=False)
+        _BLOCK_TAG.sub(r"\\u003c", json.dumps({"id": e.evidence_id, "document": e.title, "section": e.section,
+                                                "page": e.page_label, "text": e.text}, ensure_ascii=False))
         for e in evidence
     )
     content = (

@@ -1,0 +1,92 @@
+"""The parser on the real corpus: tables, section paths, page labels, removed running text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lcabot.chunking import chunk_document
+from lcabot.pdf import parse_pdf
+from tests.conftest import CORPUS
+
+COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
+PEFCR = CORPUS / "guidance" / "ec-pefcr-guidance-v6.3.pdf"
+HEIJUNGS = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf"
+
+
+@pytest.fixture(scope="module")
+def coffee():
+    return parse_pdf(COFFEE.read_bytes(), COFFEE.name)
+
+
+@pytest.fixture(scope="module")
+def pefcr():
+    return parse_pdf(PEFCR.read_bytes(), PEFCR.name)
+
+
+def _row(table: str, label: str) -> list[str]:
+    """Cells of the first Markdown row whose first cell is ``label``."""
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == label:
+            return cells
+    raise AssertionError(f"no row {label!r} in table")
+
+
+def test_coffee_table_2_keeps_its_numbers(coffee):
+    tables = [b for b in coffee.blocks if b.kind == "table" and b.page == 11]
+    assert len(tables) == 1
+    table = tables[0].text
+    # GIVEN Table 2 of Nab & Maslin (2020), PDF page 11: conventional Brazil | conventional Vietnam
+    assert _row(table, "Fertiliser") == ["Fertiliser", "0.96", "95", "Fertiliser", "0.96", "92"]
+    totals = [line for line in table.splitlines() if line.startswith("|Total|")]
+    # growing, milling, exportation (conventional), then the sustainable scenario
+    assert [t.split("|")[2] for t in totals[:3]] == ["1.01", "0.10", "10.44"]
+    assert [t.split("|")[5] for t in totals[:3]] == ["1.04", "0.18", "11.77"]
+    assert _row(table, "Airport to airport")[1] == "10.42"
+
+
+def test_coffee_table_becomes_a_table_chunk_on_page_11(coffee):
+    chunks = chunk_document(coffee, "doc", COFFEE.name)
+    tables = [c for c in chunks if c.kind == "table" and c.page_start == 11]
+    assert tables and "10.44" in tables[0].text and "|Airport to airport|10.42|100|" in tables[0].text
+
+
+def test_pefcr_section_paths_reach_four_levels(pefcr):
+    chunks = chunk_document(pefcr, "doc", PEFCR.name)
+    on_123 = [c for c in chunks if c.page_start == 123 and c.section_path]
+    paths = {c.section_path for c in on_123}
+    expected = (
+        "7 Technical specifications",
+        "7.18 End-of-Life modelling",
+        "7.18.12 How to apply the formula to intermediate products (cradle-to-gate studies)",
+    )
+    assert expected in paths
+    deep = [c.section_path for c in chunks if len(c.section_path) == 4]
+    assert any(p[-1].startswith("7.18.7.1 ") for p in deep)
+
+
+def test_pefcr_line_numbers_and_running_footer_are_removed(pefcr):
+    page = pefcr.page_texts[120]  # PDF page 121
+    assert "The product design and composition will determine" in page
+    assert "3278" not in page and "3280" not in page
+    assert "Page | 121" not in page
+    assert pefcr.page_labels[120] == "121"
+
+
+def test_pefcr_table_of_contents_is_not_taken_for_headings(pefcr):
+    headings = [b for b in pefcr.blocks if b.kind == "heading" and b.text.startswith("7.6 ")]
+    assert [h.page for h in headings] == [61]
+
+
+def test_printed_page_labels_differ_from_pdf_index():
+    parsed = parse_pdf(HEIJUNGS.read_bytes(), HEIJUNGS.name)
+    assert parsed.page_labels == [str(n) for n in range(394, 403)]
+
+
+def test_display_text_stays_faithful_while_search_text_is_normalised(pefcr):
+    chunks = chunk_document(pefcr, "doc", PEFCR.name)
+    with_sub = [c for c in chunks if re.search(r"CO\u2082", c.text)]
+    for chunk in with_sub:
+        assert "CO2" in chunk.search_text and "\u2082" not in chunk.search_text
