@@ -71,6 +71,12 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             for i, (path, kind, pieces) in enumerate(drafts)]
 
 
+def embedding_text(chunk: Chunk) -> str:
+    """What is embedded: section path and text, without the document header (which every chunk of a document
+    shares, and which would pull all of its chunks towards one point)."""
+    return for_search(" > ".join(chunk.section_path) + "\n" + chunk.text)
+
+
 def document_header(title: str, authors: str, source: str) -> str:
     """Title, authors and file-name words, prefixed to every chunk's search text (never to its display text)."""
     stem = re.sub(r"[-_.]+", " ", source.rsplit(".", 1)[0])

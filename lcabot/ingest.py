@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcabot import messages
-from lcabot.chunking import chunk_document
+from lcabot.chunking import chunk_document, embedding_text
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import DocumentError, NotAPdfError, TooLargeError
 from lcabot.models import DocumentRecord
@@ -74,7 +74,7 @@ def ingest_bytes(
     except DocumentError as err:
         return IngestResult(source, "failed", reason=err.reason, message=str(err))
     chunks = chunk_document(parsed, doc_id, source)
-    vectors = embedder.embed([c.search_text for c in chunks])
+    vectors = embedder.embed([embedding_text(c) for c in chunks])
     record = DocumentRecord(
         doc_id=doc_id, source=source, source_key=source_key, title=parsed.title, perspective=perspective,
         n_pages=len(parsed.page_texts), n_chunks=len(chunks), pages_without_text=tuple(parsed.pages_without_text),

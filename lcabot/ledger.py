@@ -17,21 +17,27 @@ _MIN_CHARS = 25
 def split_sentences(text: str) -> list[tuple[int, str]]:
     """Sentences of ``text`` as ``(offset, sentence)``; table rows (``|a|b|``) are one unit each."""
     units: list[tuple[int, str]] = []
-    for para in re.finditer(r"[^\n]+(?:\n(?!\n)[^\n]+)*", text):
-        block, base = para.group(0), para.start()
-        if block.lstrip().startswith("|"):
-            for row in re.finditer(r"[^\n]+", block):
-                units.append((base + row.start(), row.group(0)))
+    for seg in re.finditer(r"(?:^\|[^\n]*(?:\n|$))+|(?:^(?!\|)[^\n]*(?:\n|$))+", text, re.M):
+        block, base = seg.group(0), seg.start()
+        if block.startswith("|"):
+            units.extend((base + row.start(), row.group(0)) for row in re.finditer(r"[^\n]+", block))
             continue
-        start = 0
-        for m in _SENTENCE_END.finditer(block):
-            candidate = block[start:m.start()]
-            if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
-                continue
-            units.append((base + start, candidate))
-            start = m.end()
-        units.append((base + start, block[start:]))
+        for para in re.finditer(r"[^\n]+(?:\n(?!\n)[^\n]+)*", block):
+            units.extend((base + para.start() + o, s) for o, s in _sentences(para.group(0)))
     return [(o, s) for o, s in units if s.strip()]
+
+
+def _sentences(block: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(block):
+        candidate = block[start:m.start()]
+        if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
+            continue
+        out.append((start, candidate))
+        start = m.end()
+    out.append((start, block[start:]))
+    return out
 
 
 def evidence_id(doc_id: str, page: int, text: str) -> str:

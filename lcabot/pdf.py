@@ -14,7 +14,8 @@ from typing import Any
 from lcabot.errors import CorruptPdfError, EncryptedPdfError, EmptyPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import HeadingTracker
 
-_MARGIN_FRACTION = 0.09  # top/bottom band searched for running headers and footers
+_PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
+_MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)
 _PAGE_NUMBER = re.compile(r"^(?:page\s*\|?\s*)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
 _STAMP = re.compile(
     r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
@@ -86,6 +87,9 @@ def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocum
     with doc:
         if doc.needs_pass or doc.is_encrypted:
             raise EncryptedPdfError(source, "the PDF is password-protected; upload an unprotected copy")
+        if doc.is_repaired and b"%%EOF" not in data[-2048:]:
+            raise CorruptPdfError(source, "the PDF is damaged or truncated (it ends before its end-of-file marker); "
+                                          "upload the complete file")
         if doc.page_count == 0:
             raise CorruptPdfError(source, "the PDF has no pages (it may be truncated)")
         if doc.page_count > max_pages:
@@ -168,12 +172,14 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
     out: list[_Line] = []
     blocks = page.get_text("dict")["blocks"]
     ocr_layer = _is_ocr_layer(blocks)
+    numbered = _has_line_numbers(blocks, width)
     for block in blocks:
         for line in block.get("lines", []):
             if line["dir"] != (1.0, 0.0) and abs(line["dir"][1]) > 0.1:
                 continue  # rotated margin text (download stamps, vertical labels)
-            spans = [s for s in line["spans"] if s["text"].strip() and _visible(s, page.rect, ocr_layer)]
-            spans = [s for s in spans if not _is_margin_line_number(s, width)]
+            kept = [s for s in line["spans"] if not s["text"].strip()
+                    or (_visible(s, page.rect, ocr_layer) and not (numbered and _is_margin_line_number(s, width)))]
+            spans = [s for s in kept if s["text"].strip()]  # geometry and style come from the inked spans
             if not spans:
                 continue
             x0 = min(s["bbox"][0] for s in spans)
@@ -183,7 +189,7 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
             if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in table_boxes):
                 continue
-            text = "".join(s["text"] for s in spans).strip()
+            text = "".join(s["text"] for s in kept).strip()  # spaces may be spans of their own
             main = max(spans, key=lambda s: len(s["text"].strip()))
             bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
             out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
@@ -197,6 +203,12 @@ def _is_ocr_layer(blocks: list[dict[str, Any]]) -> bool:
     return has_picture and bool(spans) and all(s.get("alpha", 255) == 0 for s in spans)
 
 
+def _has_line_numbers(blocks: list[dict[str, Any]], page_width: float) -> bool:
+    """A page with line numbers has a column of them (five or more); a lone number is a heading or a label."""
+    spans = (s for b in blocks for ln in b.get("lines", []) for s in ln["spans"])
+    return sum(1 for s in spans if _is_margin_line_number(s, page_width)) >= 5
+
+
 def _is_margin_line_number(span: dict[str, Any], page_width: float) -> bool:
     """Line numbers printed in the left or right margin (the PEFCR guidance numbers every line)."""
     text = span["text"].strip()
@@ -204,29 +216,31 @@ def _is_margin_line_number(span: dict[str, Any], page_width: float) -> bool:
     return text.isdigit() and (x1 < page_width * 0.11 or x0 > page_width * 0.92)
 
 
-def _margin_key(line: _Line, height: float) -> str | None:
+def _margin_key(line: _Line, height: float, fraction: float = _MARGIN_FRACTION) -> str | None:
+    """The line with digits masked (``page | #``) when it lies in the top or bottom band, else ``None``."""
     y0, y1 = line.bbox[1], line.bbox[3]
-    if y1 > height * _MARGIN_FRACTION and y0 < height * (1 - _MARGIN_FRACTION):
+    if y1 > height * fraction and y0 < height * (1 - fraction):
         return None
     return re.sub(r"\d+", "#", line.text.lower()).strip()
 
 
 def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[str]:
-    """Keys of header/footer lines that repeat on at least 30 % of the pages (min. 3 pages)."""
+    """Keys of header/footer lines with letters that repeat on at least 30 % of the pages (min. 3 pages)."""
     counts: Counter[str] = Counter()
     for lines, h in zip(pages_lines, heights, strict=True):
-        counts.update({k for ln in lines if (k := _margin_key(ln, h))})
+        counts.update({k for ln in lines if (k := _margin_key(ln, h)) and re.search(r"[^\W\d_]", k)})
     threshold = max(3, int(0.3 * len(pages_lines)))
     return {k for k, c in counts.items() if c >= threshold}
 
 
 def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
+    """Drop download stamps, running headers/footers, and bare page numbers near the page edge."""
     if _STAMP.search(line.text):
         return False
-    key = _margin_key(line, height)
-    if key is None:
-        return True
-    return key not in running and not _PAGE_NUMBER.match(line.text.strip())
+    if _margin_key(line, height) in running:
+        return False
+    near_edge = _margin_key(line, height, _PAGE_NUMBER_BAND) is not None
+    return not (near_edge and _PAGE_NUMBER.match(line.text.strip()))
 
 
 def _page_labels(doc: Any, pages_lines: list[list[_Line]], heights: list[float]) -> list[str]:
@@ -283,10 +297,10 @@ def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], w
     total = sum(weight.values()) or 1
     two_columns = weight["R"] >= 0.2 * total and weight["L"] >= 0.2 * total
     if not two_columns:
-        return [item for _, item in sorted(items, key=lambda it: (round(it[0][1], 1), it[0][0]))]
+        return [item for _, item in _by_rows(items)]
     ordered: list[Any] = []
     band: list[tuple[tuple[float, float, float, float], Any]] = []
-    for box, item in sorted(items, key=lambda it: it[0][1]):
+    for box, item in _by_rows(items):
         if column(box) == "F":
             ordered.extend(_band(band, column))
             band = []
@@ -295,6 +309,18 @@ def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], w
             band.append((box, item))
     ordered.extend(_band(band, column))
     return ordered
+
+
+def _by_rows(items: list[tuple[tuple[float, float, float, float], Any]]
+             ) -> list[tuple[tuple[float, float, float, float], Any]]:
+    """Top to bottom; boxes whose tops lie within 3 pt of each other form one row, read left to right."""
+    rows: list[list[tuple[tuple[float, float, float, float], Any]]] = []
+    for it in sorted(items, key=lambda it: it[0][1]):
+        if rows and abs(it[0][1] - rows[-1][0][0][1]) < 3:
+            rows[-1].append(it)
+        else:
+            rows.append([it])
+    return [it for row in rows for it in sorted(row, key=lambda it: it[0][0])]
 
 
 def _text_weight(item: Any) -> int:
@@ -319,7 +345,7 @@ def _paragraphs(lines: list[_Line]) -> list[list[_Line]]:
             prev = paragraphs[-1][-1]
             gap = ln.bbox[1] - prev.bbox[3]
             overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
-            same_style = ln.bold == prev.bold
+            same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
             starts_section = ln.bold and _SECTION_START.match(ln.text) is not None
             if overlaps and -2 <= gap <= max(prev.size, ln.size) * 0.8 and same_style and not starts_section:
                 paragraphs[-1].append(ln)

@@ -1,0 +1,149 @@
+"""Ingest throughput: pages/s and chunks/s for a corpus folder, end to end (model load included), through the same
+code as ``lcabot ingest`` (``lcabot.ingest.ingest_path`` with the ports from ``lcabot.wiring``). Prints figures,
+asserts nothing.
+
+Run: ``.venv/bin/python bench/ingest_throughput.py [CORPUS] [--home DIR] [--skip-parse]``
+
+CORPUS defaults to ``../shared/corpus``; its ``perspectives/<name>/`` folders get their perspective, everything else
+``general`` (as ``make demo`` does). The index goes to a fresh temporary directory, deleted afterwards, unless
+``--home DIR`` names a directory without an index, which is kept (``make bench`` reuses it for the query benches).
+A second pass times parsing alone (PyMuPDF + structure, then chunking) for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lcabot import wiring
+from lcabot.config import PERSPECTIVES, Settings
+from lcabot.ingest import discover_pdfs, ingest_path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+
+
+class TimedEmbedder:
+    """Passes calls to the real embedder and adds up the time spent in ``embed``."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.inner.embed(texts, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def perspective_of(path: Path, corpus: Path) -> str:
+    """``perspectives/<name>/…`` gives ``<name>``; anything else is ``general``."""
+    parts = path.relative_to(corpus).parts
+    if len(parts) > 2 and parts[0] == "perspectives" and parts[1] in PERSPECTIVES:
+        return parts[1]
+    return "general"
+
+
+def run_ingest(files: list[Path], corpus: Path, settings: Settings) -> dict[str, float]:
+    start = time.perf_counter()
+    embedder = TimedEmbedder(wiring.build_embedder(settings))
+    index = wiring.build_index(settings)
+    load_start = time.perf_counter()
+    _ = embedder.dimension  # import + model load, which the first embed call would otherwise pay
+    load_s = time.perf_counter() - load_start
+    pages = chunks = failed = 0
+    for path in files:
+        file_start = time.perf_counter()
+        result = ingest_path(path, perspective=perspective_of(path, corpus), index=index, embedder=embedder,
+                             settings=settings)
+        print(f"  {time.perf_counter() - file_start:6.1f} s  {result.status:>9}  {result.n_pages:4d} pages "
+              f"{result.n_chunks:5d} chunks  {path.name}", file=sys.stderr, flush=True)
+        if result.status == "failed":
+            failed += 1
+            print(f"  failed: {result.message}", file=sys.stderr)
+        pages += result.n_pages
+        chunks += result.n_chunks
+    total = time.perf_counter() - start
+    return {"pages": pages, "chunks": chunks, "failed": failed, "total_s": total, "load_s": load_s,
+            "embed_s": embedder.seconds}
+
+
+def run_parse_only(files: list[Path], settings: Settings) -> tuple[float, float]:
+    """Seconds spent parsing all files, and parsing + chunking (no embedding, no index)."""
+    from lcabot.chunking import chunk_document
+    from lcabot.errors import DocumentError
+    from lcabot.ingest import content_hash
+    from lcabot.pdf import parse_pdf
+
+    parse_s = chunk_s = 0.0
+    for path in files:
+        data = path.read_bytes()
+        start = time.perf_counter()
+        try:
+            parsed = parse_pdf(data, path.name, max_pages=settings.max_pages)
+        except DocumentError:  # reported by the ingest pass
+            continue
+        parse_s += time.perf_counter() - start
+        start = time.perf_counter()
+        chunk_document(parsed, content_hash(data), path.name)
+        chunk_s += time.perf_counter() - start
+    return parse_s, parse_s + chunk_s
+
+
+def rate(n: float, seconds: float) -> str:
+    return f"{n / seconds:.1f}" if seconds > 0 else "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Ingest throughput benchmark.")
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--home", type=Path, default=None, help="keep the index here (must not hold one yet)")
+    parser.add_argument("--skip-parse", action="store_true", help="skip the parse-only pass")
+    args = parser.parse_args(argv)
+    corpus = args.corpus.resolve()
+    files = discover_pdfs([corpus])
+    if not corpus.is_dir() or not files:
+        print(f"no PDFs under {corpus}", file=sys.stderr)
+        return 2
+    if args.home is not None and (args.home / "index.sqlite3").exists():
+        print(f"{args.home} already holds an index; the benchmark needs a fresh one", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="lcabot-bench-") as tmp:
+        home = args.home or Path(tmp)
+        settings = dataclasses.replace(Settings.from_env(), home=home)
+        print(f"corpus: {corpus} ({len(files)} PDFs, {sum(f.stat().st_size for f in files) / 1048576:.1f} MiB)")
+        print(f"index:  {home / 'index.sqlite3'}{'' if args.home else ' (temporary)'}")
+        r = run_ingest(files, corpus, settings)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    total = r["total_s"]
+    print(f"pages: {r['pages']}  chunks: {r['chunks']}  failed files: {r['failed']}")
+    print(f"end to end (model load included): {total:.1f} s -> {rate(r['pages'], total)} pages/s, "
+          f"{rate(r['chunks'], total)} chunks/s")
+    print(f"  model import + load: {r['load_s']:.1f} s; embedding: {r['embed_s']:.1f} s "
+          f"({rate(r['chunks'], r['embed_s'])} chunks/s); parse + chunk + index write: "
+          f"{total - r['load_s'] - r['embed_s']:.1f} s")
+    warm = total - r["load_s"]
+    print(f"  without model load: {rate(r['pages'], warm)} pages/s, {rate(r['chunks'], warm)} chunks/s")
+    if not args.skip_parse:
+        parse_s, parse_chunk_s = run_parse_only(files, settings)
+        print(f"parse only: {parse_s:.1f} s ({rate(r['pages'], parse_s)} pages/s); "
+              f"parse + chunk: {parse_chunk_s:.1f} s ({rate(r['pages'], parse_chunk_s)} pages/s)")
+    print(f"peak RSS of this process: {rss_mb:.0f} MB; {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Pure functions: normalisation, sentence splitting, fusion, MMR, follow-ups, support, number checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lcabot.answering import resolve_followup
+from lcabot.ledger import split_sentences
+from lcabot.models import Turn
+from lcabot.normalize import collapse, for_search, match_key
+from lcabot.retrieval import content_terms, mmr, reciprocal_rank_fusion
+from lcabot.support import named_terms, split_compounds, support
+from lcabot.verify import numbers_in
+
+
+def test_search_form_undoes_ligatures_hyphenation_subscripts_and_odd_spaces():
+    raw = "The ﬁnal eﬄuent of the envi-\nronmental CO\u2082\u00a0emis\u00adsions"
+    assert for_search(raw) == "The final effluent of the environmental CO2 emissions"
+    # display form: same characters (ligatures, subscript kept), soft hyphen dropped, whitespace runs → one space
+    assert collapse(raw) == "The ﬁnal eﬄuent of the envi- ronmental CO\u2082 emissions"
+
+
+def test_match_key_finds_a_display_quote_in_page_text():
+    page = "Any cut-off shall be\navoided in the screen-\ning study and supporting studies."
+    assert match_key("Any cut-off shall be avoided in the screening study") in match_key(page)
+    assert match_key("Any cut-off shall be allowed") not in match_key(page)
+
+
+def test_sentences_keep_abbreviations_and_table_rows_together():
+    text = "Emissions follow IPCC, e.g. methane. The total is 10.44 kg.\n|Total|10.44|100|\n|Water|0.01|7|"
+    assert [s for _, s in split_sentences(text)] == [
+        "Emissions follow IPCC, e.g. methane.", "The total is 10.44 kg.", "|Total|10.44|100|", "|Water|0.01|7|",
+    ]
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["b", "d"]])
+    assert [cid for cid, _ in fused] == ["b", "a", "d", "c"]
+    assert fused[0][1] == 1 / 62 + 1 / 61
+
+
+def test_mmr_skips_a_near_duplicate():
+    v = np.array([[1, 0, 0], [0.999, 0.0447, 0], [0, 1, 0]], dtype=np.float32)
+    assert mmr(v, [1.0, 0.95, 0.5], 2, lam=0.5) == [0, 2]
+    assert mmr(v, [1.0, 0.95, 0.5], 2, lam=1.0) == [0, 1]
+
+
+def test_follow_up_borrows_the_previous_question_only_when_it_needs_to():
+    history = [Turn("What GWP100 do Burchart et al. report for coal gasification?", "34.8 kg CO2 eq")]
+    assert resolve_followup("And with carbon capture?", history).startswith("What GWP100 do Burchart")
+    standalone = "Which global sensitivity analysis methods did Groen et al. compare for LCA studies in 2016?"
+    assert resolve_followup(standalone, history) == standalone
+    assert resolve_followup("And with carbon capture?", []) == "And with carbon capture?"
+
+
+def test_content_terms_and_names():
+    assert content_terms("What is the cut-off in the PEF method?") == ["cut-off", "pef", "method"]
+    assert split_compounds(["brazil-to-uk", "cut-off"]) == ["brazil", "uk", "cut", "off"]
+    assert named_terms("What GWP does Pilkington's EPD declare per square metre?") == ["GWP", "Pilkington", "EPD"]
+    assert named_terms("Which characterisation model does TRACI 2.1 use?") == ["TRACI"]
+
+
+def test_support_flags_unknown_names_and_weak_coverage():
+    df = {"coffee": 400, "freight": 5, "pilkington": 0}
+    ok = support(["coffee", "freight"], [], ["Air freight of green coffee"], df, 1000)
+    assert ok.supported and ok.coverage == 1.0
+    unknown = support(["coffee", "pilkington"], ["Pilkington"], ["coffee"], df, 1000)
+    assert not unknown.supported and unknown.unknown == ("Pilkington", "pilkington")
+    weak = support(["coffee", "freight"], [], ["coffee only"], df, 1000)
+    assert not weak.supported and weak.missing == ("freight",)
+
+
+def test_numbers_are_read_as_printed_without_citation_markers():
+    assert numbers_in("Exportation emits 10.44 kg CO2e [1] and −2.51 kg with removals [2, 3]") == [
+        "10.44", "2.51",
+    ]  # the 2 of CO2e is part of a formula, not a number
