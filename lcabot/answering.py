@@ -113,7 +113,8 @@ def _reason(judged: Support) -> str:
 def _searched(query: str, documents: dict, hits: Sequence[Hit]) -> str:
     n_chunks = sum(d.n_chunks for d in documents.values())
     closest = "; ".join(
-        f"{documents[h.chunk.doc_id].source} p. {h.chunk.page_label_start}" for h in hits[:3] if h.chunk.doc_id in documents
+        f"{documents[h.chunk.doc_id].source} p. {h.chunk.page_label_start}"
+        for h in hits[:3] if h.chunk.doc_id in documents
     )
     text = f"{len(documents)} documents ({n_chunks} passages) for “{query}”"
     return text + (f"; closest passages: {closest}" if closest else "")

@@ -126,7 +126,8 @@ def _table_pieces(block: Block) -> list[_Piece]:
 
 
 def _make_chunk(
-    parsed: ParsedDocument, doc_id: str, header: str, ordinal: int, path: tuple[str, ...], kind: str, pieces: list[_Piece]
+    parsed: ParsedDocument, doc_id: str, header: str, ordinal: int, path: tuple[str, ...], kind: str,
+    pieces: list[_Piece],
 ) -> Chunk:
     text = ""
     spans: list[PageSpan] = []

@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from lcabot.ingest import discover_pdfs, ingest_path
+    from lcabot.ingest import discover_pdfs, ingest_paths
 
     files = discover_pdfs(args.paths)
     if not files:
@@ -73,11 +73,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     failed = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=True) as progress:
-        task = progress.add_task("ingesting", total=len(files))
-        for path in files:
-            progress.update(task, description=f"ingesting {path.name[:40]}")
-            result = ingest_path(path, perspective=args.perspective, index=index, embedder=embedder,
-                                 settings=settings)
+        task = progress.add_task(f"ingesting {len(files)} file(s)", total=len(files))
+        for result in ingest_paths(files, perspective=args.perspective, index=index, embedder=embedder,
+                                   settings=settings):
             style = {"failed": "red", "unchanged": "dim"}.get(result.status, "green")
             progress.console.print(f"[{style}]{result.status:>9}[/] {escape(result.message)}")
             failed += result.status == "failed"
@@ -141,7 +139,8 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
         table.add_row(d.doc_id, d.source, d.perspective, str(d.n_pages), str(d.n_chunks),
                       messages.pages_list(d.pages_without_text) or "-", d.title[:60])
     console.print(table)
-    console.print(f"{len(docs)} documents, {sum(d.n_pages for d in docs)} pages, {sum(d.n_chunks for d in docs)} chunks")
+    pages, chunks = sum(d.n_pages for d in docs), sum(d.n_chunks for d in docs)
+    console.print(f"{len(docs)} documents, {pages} pages, {chunks} chunks")
     return 0
 
 

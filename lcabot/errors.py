@@ -15,6 +15,9 @@ class DocumentError(LcabotError):
         self.source = source
         self.detail = detail
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # picklable across the parse worker process
+        return (type(self), (self.source, self.detail))
+
 
 class NotAPdfError(DocumentError):
     reason = "not_a_pdf"
@@ -34,6 +37,10 @@ class EmptyPdfError(DocumentError):
 
 class TooLargeError(DocumentError):
     reason = "too_large"
+
+
+class IndexWriteError(LcabotError):
+    """The search index refused a write; the index is left as it was before the write."""
 
 
 class GenerationError(LcabotError):

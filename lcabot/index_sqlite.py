@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lcabot.errors import IndexWriteError
 from lcabot.models import Chunk, DocumentRecord, PageSpan
 
 _SCHEMA = """
@@ -91,12 +92,21 @@ class SqliteIndex:
 
         Raises:
             ValueError: ``vectors`` is not ``(len(chunks), dimension)``.
+            IndexWriteError: SQLite refused the write (disk full, locked, constraint); nothing was changed.
         """
         if not self._dimension:
             self._dimension = int(vectors.shape[1]) if vectors.ndim == 2 else 0
         if vectors.shape != (len(chunks), self._dimension):
             raise ValueError(f"vectors must have shape ({len(chunks)}, {self._dimension}), got {vectors.shape}")
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        try:
+            self._write_document(record, chunks, vectors, page_texts)
+        except sqlite3.Error as err:
+            raise IndexWriteError(f"{record.source}: the index refused the write ({err}); nothing was changed") from err
+
+    def _write_document(
+        self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: np.ndarray, page_texts: Sequence[str]
+    ) -> None:
         with self._lock, self._transaction() as cur:
             cur.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('dimension', ?)", (str(self._dimension),))
             cur.execute("DELETE FROM documents WHERE source_key = ? OR doc_id = ?", (record.source_key, record.doc_id))

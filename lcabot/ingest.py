@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcabot import messages
 from lcabot.chunking import chunk_document, embedding_text
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.errors import DocumentError, NotAPdfError, TooLargeError
+from lcabot.errors import DocumentError, IndexWriteError, NotAPdfError, TooLargeError
 from lcabot.models import DocumentRecord
-from lcabot.pdf import parse_pdf
+from lcabot.pdf import ParsedDocument, parse_pdf
 from lcabot.ports import Embedder, SearchIndex
+
+LOOKAHEAD = 2  # documents parsed ahead of the one being embedded
 
 
 @dataclass(frozen=True)
@@ -55,11 +61,29 @@ def ingest_bytes(
     Raises:
         ValueError: unknown ``perspective`` (a caller error, not a document error).
     """
+    skipped = _already_indexed(data, source, source_key, perspective, index)
+    if skipped is not None:
+        return skipped
+    parsed = parse_document(data, source, settings.max_pdf_mb, settings.max_pages)
+    return _index_parsed(parsed, data, source, source_key, perspective, index, embedder)
+
+
+def parse_document(data: bytes, source: str, max_pdf_mb: float, max_pages: int) -> ParsedDocument | DocumentError:
+    """Parse step of ingestion (no index, no model): the parsed document, or the error explaining why not."""
+    try:
+        if len(data) > max_pdf_mb * 1024 * 1024:
+            raise TooLargeError(source, f"{len(data) / 1048576:.1f} MB is above the limit of {max_pdf_mb} MB")
+        return parse_pdf(data, source, max_pages=max_pages)
+    except DocumentError as err:
+        return err
+
+
+def _already_indexed(data: bytes, source: str, source_key: str, perspective: str,
+                     index: SearchIndex) -> IngestResult | None:
     if perspective not in PERSPECTIVES:
         raise ValueError(f"perspective must be one of {', '.join(PERSPECTIVES)}, got {perspective!r}")
     doc_id = content_hash(data)
-    previous = {d.source_key: d for d in index.documents()}
-    known = previous.get(source_key)
+    known = next((d for d in index.documents() if d.source_key == source_key), None)
     if known is not None and known.doc_id == doc_id and known.perspective == perspective:
         return IngestResult(source, "unchanged", doc_id, known.n_pages, known.n_chunks, known.pages_without_text,
                             message=messages.unchanged(source))
@@ -67,12 +91,15 @@ def ingest_bytes(
     if same_content is not None and same_content.source_key != source_key:
         return IngestResult(source, "unchanged", doc_id, same_content.n_pages, same_content.n_chunks,
                             same_content.pages_without_text, message=messages.duplicate(source, same_content.source))
-    try:
-        if len(data) > settings.max_pdf_mb * 1024 * 1024:
-            raise TooLargeError(source, f"{len(data) / 1048576:.1f} MB is above the limit of {settings.max_pdf_mb} MB")
-        parsed = parse_pdf(data, source, max_pages=settings.max_pages)
-    except DocumentError as err:
-        return IngestResult(source, "failed", reason=err.reason, message=str(err))
+    return None
+
+
+def _index_parsed(parsed: ParsedDocument | DocumentError, data: bytes, source: str, source_key: str,
+                  perspective: str, index: SearchIndex, embedder: Embedder) -> IngestResult:
+    if isinstance(parsed, DocumentError):
+        return IngestResult(source, "failed", reason=parsed.reason, message=str(parsed))
+    doc_id = content_hash(data)
+    replacing = any(d.source_key == source_key for d in index.documents())
     chunks = chunk_document(parsed, doc_id, source)
     vectors = embedder.embed([embedding_text(c) for c in chunks])
     record = DocumentRecord(
@@ -80,24 +107,73 @@ def ingest_bytes(
         n_pages=len(parsed.page_texts), n_chunks=len(chunks), pages_without_text=tuple(parsed.pages_without_text),
         page_labels=tuple(parsed.page_labels),
     )
-    index.upsert_document(record, chunks, vectors, parsed.page_texts)
-    status = "replaced" if known is not None else "indexed"
+    try:
+        index.upsert_document(record, chunks, vectors, parsed.page_texts)
+    except IndexWriteError as err:
+        return IngestResult(source, "failed", reason="index_error", message=str(err))
+    status = "replaced" if replacing else "indexed"
     return IngestResult(source, status, doc_id, record.n_pages, record.n_chunks, record.pages_without_text,
                         message=messages.ingested(record, status))
+
+
+def ingest_paths(paths: Sequence[Path], *, perspective: str, index: SearchIndex, embedder: Embedder,
+                 settings: Settings) -> Iterator[IngestResult]:
+    """Ingest local files in order, yielding one result per file. While one document is embedded, the next ones
+    (at most :data:`LOOKAHEAD`) are parsed in a worker process, so parsing (PyMuPDF) and embedding (torch) overlap.
+    """
+    context = multiprocessing.get_context("spawn")  # never fork a process that has torch threads running
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        queue: deque[tuple[Path, bytes, Future[ParsedDocument | DocumentError]]] = deque()
+        todo = iter(paths)
+        while True:
+            while len(queue) < LOOKAHEAD and (path := next(todo, None)) is not None:
+                data, early = _read(path, perspective, index)
+                if early is not None and not queue:
+                    yield early
+                    continue
+                if early is None:
+                    args = (data, path.name, settings.max_pdf_mb, settings.max_pages)
+                    queue.append((path, data, pool.submit(parse_document, *args)))
+                else:
+                    queue.append((path, data, _done(early)))
+            if not queue:
+                return
+            path, data, future = queue.popleft()
+            outcome = future.result()
+            if isinstance(outcome, IngestResult):
+                yield outcome
+                continue
+            key = str(path.resolve())
+            known = _already_indexed(data, path.name, key, perspective, index)  # a duplicate earlier in this batch
+            yield known or _index_parsed(outcome, data, path.name, key, perspective, index, embedder)
+
+
+def _done(result: IngestResult) -> Future:
+    future: Future = Future()
+    future.set_result(result)
+    return future
+
+
+def _read(path: Path, perspective: str, index: SearchIndex) -> tuple[bytes, IngestResult | None]:
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        message = f"{path}: cannot be read ({err.strerror})"
+        return b"", IngestResult(path.name, "failed", reason="unreadable", message=message)
+    if path.suffix.lower() != ".pdf" and not data.startswith(b"%PDF"):
+        err = NotAPdfError(path.name, "this is not a PDF file")
+        return data, IngestResult(path.name, "failed", reason=err.reason, message=str(err))
+    return data, _already_indexed(data, path.name, str(path.resolve()), perspective, index)
 
 
 def ingest_path(path: Path, *, perspective: str, index: SearchIndex, embedder: Embedder,
                 settings: Settings) -> IngestResult:
     """Ingest a local file (see :func:`ingest_bytes`); unreadable files are returned as failed."""
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        return IngestResult(path.name, "failed", reason="unreadable", message=f"{path}: cannot be read ({err.strerror})")
-    if path.suffix.lower() != ".pdf" and not data.startswith(b"%PDF"):
-        err = NotAPdfError(path.name, "this is not a PDF file")
-        return IngestResult(path.name, "failed", reason=err.reason, message=str(err))
-    return ingest_bytes(data, source=path.name, source_key=str(path.resolve()), perspective=perspective,
-                        index=index, embedder=embedder, settings=settings)
+    data, early = _read(path, perspective, index)
+    if early is not None:
+        return early
+    parsed = parse_document(data, path.name, settings.max_pdf_mb, settings.max_pages)
+    return _index_parsed(parsed, data, path.name, str(path.resolve()), perspective, index, embedder)
 
 
 def discover_pdfs(paths: list[Path]) -> list[Path]:

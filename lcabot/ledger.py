@@ -10,7 +10,9 @@ from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
 from lcabot.normalize import collapse
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
+)
 _MIN_CHARS = 25
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lcabot.errors import CorruptPdfError, EncryptedPdfError, EmptyPdfError, NotAPdfError, TooLargeError
+from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import HeadingTracker
 
 _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
@@ -130,8 +130,8 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
         page_texts.append("\n\n".join(b.text for b in page_blocks))
     title = (doc.metadata or {}).get("title") or _largest_text(pages_lines[0]) or Path(source).stem
     authors = " ".join(((doc.metadata or {}).get("author") or "").split())
-    return ParsedDocument(title=title.strip(), authors=authors, page_labels=labels, page_texts=page_texts, blocks=blocks,
-                          pages_without_text=no_text)
+    return ParsedDocument(title=title.strip(), authors=authors, page_labels=labels, page_texts=page_texts,
+                          blocks=blocks, pages_without_text=no_text)
 
 
 def _no_text_message(pages: list[int], n: int) -> str:

@@ -22,7 +22,7 @@ STOPWORDS = frozenset(
     into is it its itself just me more most my no nor not now of off on once only or other our out over own same she
     should so some such than that the their them then there these they this those through to too under until up very
     was we were what when where which while who whom why will with would you your yours get gets give gives say says
-    said tell according want use used using allowed many much does did we our us paper study guidance document""".split()
+    said tell according want use used using allowed many much we us paper study guidance document""".split()
 )
 _WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from lcabot.errors import IndexWriteError
 from lcabot.models import Chunk, DocumentRecord, PageSpan
 from tests.fakes import HashEmbedder
 
@@ -77,7 +78,7 @@ class SearchIndexContract:
         index.upsert_document(*COFFEE)
         record, chunks, vectors, pages = make_doc("d-bad", "bad.pdf", ["one", "two"])
         duplicate_ids = [chunks[0], chunks[0]]  # the second insert violates the unique chunk id mid-transaction
-        with pytest.raises(Exception):
+        with pytest.raises(IndexWriteError):
             index.upsert_document(record, duplicate_ids, vectors, pages)
         assert [d.doc_id for d in index.documents()] == ["d-coffee"]
         assert index.bm25("one", 5) == []

@@ -12,7 +12,7 @@ import pytest
 from lcabot.config import Settings
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError
 from lcabot.index_sqlite import SqliteIndex
-from lcabot.ingest import IngestResult, content_hash, ingest_bytes, ingest_path
+from lcabot.ingest import IngestResult, content_hash, ingest_bytes, ingest_path, ingest_paths
 from lcabot.models import Chunk
 from lcabot.pdf import parse_pdf
 from tests.fixtures import hostile
@@ -269,3 +269,21 @@ def test_new_content_under_the_same_source_key_replaces_the_old(tmp_path: Path, 
     assert index.chunks(old_ids) == []
     assert index.bm25("wastewater", 5) == []
     assert {c.doc_id for c in index.chunks([cid for cid, _ in index.bm25("electricity", 5)])} == {new_id}
+
+
+def test_a_batch_through_the_parse_worker_reports_every_file_in_order(tmp_path: Path, index) -> None:
+    good = hostile.plain(tmp_path, "good.pdf")
+    copy = tmp_path / "copy-of-good.pdf"
+    copy.write_bytes(good.read_bytes())
+    other = hostile.plain(tmp_path, "other.pdf", text="Milling uses 0.10 kg CO2e per kg of green coffee.")
+    files = [good, hostile.encrypted(tmp_path), copy, hostile.not_a_pdf(tmp_path), other]
+    results = list(ingest_paths(files, perspective="general", index=index, embedder=HashEmbedder(),
+                                settings=Settings(home=tmp_path)))
+    assert [(r.source, r.status, r.reason) for r in results] == [
+        ("good.pdf", "indexed", None),
+        ("encrypted.pdf", "failed", "encrypted"),
+        ("copy-of-good.pdf", "unchanged", None),
+        (files[3].name, "failed", "not_a_pdf"),
+        ("other.pdf", "indexed", None),
+    ]
+    assert sorted(d.source for d in index.documents()) == ["good.pdf", "other.pdf"]
