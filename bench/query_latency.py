@@ -1,7 +1,8 @@
 """Query latency on an existing index: p50/p95 of retrieval alone and of a full ``ask`` (retrieval, evidence ledger,
 offline extractive generation, verification). Prints figures, asserts nothing.
 
-Run: ``.venv/bin/python bench/query_latency.py [--home .lcabot] [--questions FILE] [--repeat 3] [--k 5]``
+Run: ``.venv/bin/python bench/query_latency.py [--home .lcabot] [--questions FILE] [--repeat 3] [--k 5]
+[--torch-threads N]``
 
 Every question of the file (default ``../shared/eval/dev_questions.jsonl``) is asked on its own (follow-ups without
 their history), ``--repeat`` times, after a warm-up that loads the embedding model. Claude is never called: the
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--repeat", type=int, default=3, help="passes over all questions")
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--torch-threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -63,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     questions = load_questions(args.questions)
     settings = dataclasses.replace(Settings.from_env(), home=args.home, anthropic_api_key=None)
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
 
     start = time.perf_counter()
     answerer = wiring.build_answerer(settings)
@@ -73,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"index: {args.home} ({len(docs)} documents, {sum(d.n_chunks for d in docs)} chunks); "
           f"{len(questions)} questions x {args.repeat}; k={args.k}")
     print(f"warm-up (model load, first retrieval and ask): {warmup_s:.1f} s")
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} before timing")
+    import torch  # loaded by now
+
+    print(f"machine: {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}, "
+          f"load average {os.getloadavg()[0]:.1f} before timing")
 
     retrieval, _ = timed_ms(lambda q: answerer.retrieve(q, k=args.k), questions, args.repeat)
     asks, answers = timed_ms(lambda q: answerer.ask(q, k=args.k), questions, args.repeat)

@@ -30,7 +30,7 @@ class Settings:
         top_k: number of passages retrieved per question.
         anthropic_model: Claude model id used when ``anthropic_api_key`` is set.
         anthropic_api_key: read from ``ANTHROPIC_API_KEY``; never logged.
-        llm_timeout_s: seconds before a Claude call is abandoned (the SDK retries 429/5xx/529 within it).
+        llm_timeout_s: overall seconds for a Claude answer; retries of 408/429/5xx/529 happen within it.
         max_pdf_mb / max_pages: inputs above these limits are refused before parsing.
     """
 
