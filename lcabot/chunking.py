@@ -17,6 +17,7 @@ from lcabot.pdf import Block, ParsedDocument
 
 TARGET_CHARS = 900
 MAX_TABLE_CHARS = 1800
+_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9(\[•●\-–])")
 
 
@@ -55,8 +56,9 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             if block.kind == "heading":
                 continue
         if block.kind == "table":
+            caption = _take_caption(pending)
             flush()
-            drafts.extend((block.section_path, "table", [p]) for p in _table_pieces(block))
+            drafts.extend((block.section_path, "table", [*caption, p]) for p in _table_pieces(block))
             continue
         for piece in _split_long(block):
             size = sum(len(p.text) for p in pending)
@@ -81,6 +83,17 @@ def document_header(title: str, authors: str, source: str) -> str:
     """Title, authors and file-name words, prefixed to every chunk's search text (never to its display text)."""
     stem = re.sub(r"[-_.]+", " ", source.rsplit(".", 1)[0])
     return " | ".join(part for part in (title, authors, stem) if part)
+
+
+def _take_caption(pending: list[_Piece]) -> list[_Piece]:
+    """Remove and return the table caption ("TABLE 2", "Table 16: Default allocation …") that ends ``pending``,
+    so that it travels with every chunk of its table."""
+    for start in (len(pending) - 1, len(pending) - 2):
+        if start >= 0 and _CAPTION.match(pending[start].text):
+            caption = pending[start:]
+            del pending[start:]
+            return caption
+    return []
 
 
 def _split_long(block: Block) -> list[_Piece]:

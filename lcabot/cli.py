@@ -16,8 +16,8 @@ from lcabot import messages, wiring
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.models import Answer, Turn
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +77,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         for result in ingest_paths(files, perspective=args.perspective, index=index, embedder=embedder,
                                    settings=settings):
             style = {"failed": "red", "unchanged": "dim"}.get(result.status, "green")
-            progress.console.print(f"[{style}]{result.status:>9}[/] {escape(result.message)}")
+            text = f"not indexed — {result.message}" if result.status == "failed" else result.message
+            progress.console.print(f"[{style}]{escape(text)}[/]")
             failed += result.status == "failed"
             progress.advance(task)
     docs = index.documents()

@@ -38,6 +38,9 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every command
 
             if not os.path.isdir(self._model_path):
                 raise FileNotFoundError(f"embedding model directory not found: {self._model_path}")

@@ -59,9 +59,15 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
+            group = ""
             for offset, sentence in _page_pieces(chunk):
                 text = collapse(sentence)
-                if len(text) < _MIN_CHARS:
+                if text.startswith("|"):
+                    cells = {c.strip() for c in text.strip("|").split("|")} - {""}
+                    if len(cells) == 1:
+                        group = cells.pop()  # a row-group label such as "|Exportation|||Exportation|||"
+                        continue
+                elif len(text) < _MIN_CHARS:
                     continue
                 page = chunk.page_at(offset)
                 eid = evidence_id(chunk.doc_id, page, text)
@@ -69,8 +75,15 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
                     section=chunk.section_path[-1] if chunk.section_path else None, page=page,
                     page_label=record.label(page), text=text, chunk_id=chunk.chunk_id,
+                    context=f"{_caption(chunk)} {group}".strip() if chunk.kind == "table" else "",
                 ))
     return list(ledger.values())
+
+
+def _caption(chunk: Chunk) -> str:
+    """The text before a table's first row (its caption), or its section title."""
+    head = chunk.text.split("\n|", 1)[0] if not chunk.text.startswith("|") else ""
+    return collapse(head) or (chunk.section_path[-1] if chunk.section_path else "")
 
 
 def _page_pieces(chunk: Chunk) -> list[tuple[int, str]]:

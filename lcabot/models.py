@@ -88,6 +88,7 @@ class Evidence:
     page_label: str
     text: str
     chunk_id: str
+    context: str = ""  # for table rows: caption and row-group label, used to rank the row, never shown as a quote
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
 
 
 def _numbers_supported(text: str, cited: Sequence[Evidence]) -> bool:
-    haystack = match_key(" ".join(f"{e.section or ''} {e.text}" for e in cited))
+    haystack = match_key(" ".join(f"{e.section or ''} {e.context} {e.text}" for e in cited))
     return all(match_key(n) in haystack for n in numbers_in(text))
 
 

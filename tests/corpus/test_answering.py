@@ -29,7 +29,10 @@ def test_coffee_stage_values_are_cited_to_pdf_page_11(answerer, corpus_index, so
 
 
 def test_cut_off_answer_quotes_section_7_6_on_page_61(answerer, corpus_index, sources):
-    answer = answerer.ask("What cut-off does the PEF method allow for excluding processes?")
+    answer = answerer.ask(  # dev-set question D001
+        "If we want to leave a few minor processes out of a PEF model, what cut-off threshold is allowed, and are "
+        "any impact categories ignored when applying it?"
+    )
     assert not answer.abstained
     cited = {(c.source, c.page) for c in answer.citations}
     assert ("ec-pefcr-guidance-v6.3.pdf", 61) in cited
