@@ -14,6 +14,7 @@ _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
 )
 _MIN_CHARS = 25
+_NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
 
 
 def split_sentences(text: str) -> list[tuple[int, str]]:
@@ -48,10 +49,11 @@ def evidence_id(doc_id: str, page: int, text: str) -> str:
 
 
 def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> list[Evidence]:
-    """Split each hit (and its context chunks) into sentences bound to the page that holds them.
+    """Split each hit (and its context chunks) into quotable units bound to the page that holds them.
 
-    Sentences shorter than 25 characters (headings, stray labels) and duplicates are left out. Order follows the
-    hits' rank.
+    Text becomes sentences (those under 25 characters, such as headings and stray labels, are left out); a table
+    becomes its data rows, each carrying the caption and the panel and group labels above it as ``context``.
+    Duplicates are left out; order follows the hits' rank.
     """
     ledger: dict[str, Evidence] = {}
     for hit in hits:
@@ -59,25 +61,43 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
-            group = ""
-            for offset, sentence in _page_pieces(chunk):
-                text = collapse(sentence)
-                if text.startswith("|"):
-                    cells = {c.strip() for c in text.strip("|").split("|")} - {""}
-                    if len(cells) == 1:
-                        group = cells.pop()  # a row-group label such as "|Exportation|||Exportation|||"
-                        continue
-                elif len(text) < _MIN_CHARS:
-                    continue
+            for offset, text, context in _units(chunk):
                 page = chunk.page_at(offset)
                 eid = evidence_id(chunk.doc_id, page, text)
                 ledger.setdefault(eid, Evidence(
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
                     section=chunk.section_path[-1] if chunk.section_path else None, page=page,
-                    page_label=record.label(page), text=text, chunk_id=chunk.chunk_id,
-                    context=f"{_caption(chunk)} {group}".strip() if chunk.kind == "table" else "",
+                    page_label=record.label(page), text=text, chunk_id=chunk.chunk_id, context=context,
                 ))
     return list(ledger.values())
+
+
+def _units(chunk: Chunk) -> list[tuple[int, str, str]]:
+    """``(offset, text, context)`` of each quotable unit of a chunk."""
+    pieces = [(offset, collapse(s)) for offset, s in _page_pieces(chunk)]
+    units: list[tuple[int, str, str]] = []
+    panel = group = ""
+    data_seen = False
+    for i, (offset, text) in enumerate(pieces):
+        if not text.startswith("|"):
+            if len(text) >= _MIN_CHARS:
+                units.append((offset, text, ""))
+            continue
+        cells = [c.strip() for c in text.strip("|").split("|") if c.strip()]
+        if any(_NUMBER_CELL.match(c) for c in cells):
+            units.append((offset, text, " ".join(p for p in (_caption(chunk), panel, group) if p)))
+            data_seen = True
+            continue
+        label = cells[0] if len(set(cells)) == 1 and re.search(r"[^\W\d_]", cells[0]) else None
+        if label is None:
+            continue  # a header or separator row
+        nxt = pieces[i + 1][1] if i + 1 < len(pieces) else ""
+        if any(_NUMBER_CELL.match(c.strip()) for c in nxt.strip("|").split("|")):
+            group = label  # "|Exportation|||Exportation|||" directly above its rows
+        else:  # "|Conventional|…" above header rows: a panel of the table (labels in a row accumulate)
+            panel, group = (label if data_seen else f"{panel} {label}".strip()), ""
+            data_seen = False
+    return units
 
 
 def _caption(chunk: Chunk) -> str:
