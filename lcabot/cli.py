@@ -31,6 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     return int(args.func(args, settings) or 0)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lcabot", description="Grounded answers from your LCA library.")
     sub = p.add_subparsers(required=True, metavar="COMMAND")
@@ -40,11 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     ing.set_defaults(func=cmd_ingest)
     ask = sub.add_parser("ask", help="ask one question")
     ask.add_argument("question")
-    ask.add_argument("--k", type=int, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
+    ask.add_argument("--k", type=_positive_int, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.set_defaults(func=cmd_ask)
     chat = sub.add_parser("chat", help="interactive questions with follow-ups")
-    chat.add_argument("--k", type=int, default=None)
+    chat.add_argument("--k", type=_positive_int, default=None)
     chat.set_defaults(func=cmd_chat)
     src = sub.add_parser("sources", help="list indexed documents")
     src.set_defaults(func=cmd_sources)
@@ -55,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     ev_sub = ev.add_subparsers(required=True, metavar="WHAT")
     evr = ev_sub.add_parser("retrieval", help="recall@1/5/10, MRR and abstention accuracy")
     evr.add_argument("--questions", type=Path, required=True)
-    evr.add_argument("--k", type=int, default=5)
+    evr.add_argument("--k", type=_positive_int, default=5)
     evr.add_argument("--json", type=Path, default=None, metavar="OUT")
     evr.set_defaults(func=cmd_eval_retrieval)
     return p
