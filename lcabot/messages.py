@@ -15,10 +15,14 @@ def duplicate(source: str, existing: str) -> str:
 
 def ingested(record: DocumentRecord, status: str) -> str:
     verb = "re-indexed (new version replaced the old)" if status == "replaced" else "indexed"
-    text = f"{record.source}: {verb}, {record.n_pages} pages, {record.n_chunks} chunks"
+    text = f"{record.source}: {verb}, {_count(record.n_pages, 'page')}, {_count(record.n_chunks, 'chunk')}"
     if record.pages_without_text:
         text += f"; no text layer on page(s) {pages_list(record.pages_without_text)} (scanned? run OCR)"
     return text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def pages_list(pages: tuple[int, ...] | list[int]) -> str:
