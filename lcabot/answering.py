@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from lcabot import messages
-from lcabot.errors import GenerationError, IncompleteGenerationError
+from lcabot.errors import GenerationError, IncompleteGenerationError, QuestionError
 from lcabot.generation.extractive import ExtractiveGenerator
 from lcabot.ledger import build_ledger, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, Hit, Turn
@@ -16,10 +16,26 @@ from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import Support, named_terms, split_compounds, support
 from lcabot.verify import verify
 
+MAX_QUESTION_CHARS = 2000
+_MARKUP = re.compile(r"<[@!#][^>]{0,80}>|</?at>")
 _FOLLOWUP = re.compile(
     r"^\s*(and|but|also|what about|how about|then|so|or|same)\b|\b(it|that|this|those|these|they|them|its|there)\b",
     re.I,
 )
+
+
+def clean_question(question: str) -> str:
+    """Remove chat-platform markup (``<@U123>``, ``<!channel>``, ``<at>Bot</at>``) and check the length.
+
+    Raises:
+        QuestionError: nothing is left, or more than :data:`MAX_QUESTION_CHARS` characters.
+    """
+    text = " ".join(_MARKUP.sub(" ", question).split())
+    if not text:
+        raise QuestionError(messages.empty_question())
+    if len(text) > MAX_QUESTION_CHARS:
+        raise QuestionError(messages.question_too_long(len(text), MAX_QUESTION_CHARS))
+    return text
 
 
 def resolve_followup(question: str, history: Sequence[Turn]) -> str:
@@ -53,7 +69,12 @@ class Answerer:
 
     def ask(self, question: str, *, history: Sequence[Turn] = (), k: int = 5, doc_ids: Sequence[str] | None = None,
             perspective: str | None = None) -> Answer:
-        """Answer ``question``; ``history`` holds earlier turns of the conversation (oldest first)."""
+        """Answer ``question``; ``history`` holds earlier turns of the conversation (oldest first).
+
+        Raises:
+            QuestionError: the question is empty (after removing chat markup) or over :data:`MAX_QUESTION_CHARS`.
+        """
+        question = clean_question(question)
         documents = {d.doc_id: d for d in self._index.documents()}
         query = resolve_followup(question, history)
         if not documents:
@@ -85,7 +106,7 @@ class Answerer:
 
     def retrieve(self, question: str, *, history: Sequence[Turn] = (), k: int = 5) -> list[Hit]:
         """The passages :meth:`ask` would answer from (follow-ups resolved), best first."""
-        return self._retriever.retrieve(RetrievalQuery(resolve_followup(question, history), k))
+        return self._retriever.retrieve(RetrievalQuery(resolve_followup(clean_question(question), history), k))
 
     def _generate(self, query: str, ledger: list[Evidence], history: Sequence[Turn]
                   ) -> tuple[list[Claim], str, tuple[str, ...]]:

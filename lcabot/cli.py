@@ -14,6 +14,7 @@ from rich.table import Table
 
 from lcabot import messages, wiring
 from lcabot.config import PERSPECTIVES, Settings
+from lcabot.errors import ConfigurationError, QuestionError
 from lcabot.models import Answer, Turn
 
 console = Console(soft_wrap=True)
@@ -28,10 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         err_console.print(f"[red]configuration error:[/] {escape(str(err))}")
         return 2
-    return int(args.func(args, settings) or 0)
+    try:
+        return int(args.func(args, settings) or 0)
+    except (ConfigurationError, QuestionError) as err:
+        err_console.print(f"[red]{escape(str(err))}[/]")
+        return 2
 
 
-def _positive_int(text: str) -> int:
+def positive_integer(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
@@ -47,11 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     ing.set_defaults(func=cmd_ingest)
     ask = sub.add_parser("ask", help="ask one question")
     ask.add_argument("question")
-    ask.add_argument("--k", type=_positive_int, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
+    ask.add_argument("--k", type=positive_integer, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.set_defaults(func=cmd_ask)
     chat = sub.add_parser("chat", help="interactive questions with follow-ups")
-    chat.add_argument("--k", type=_positive_int, default=None)
+    chat.add_argument("--k", type=positive_integer, default=None)
     chat.set_defaults(func=cmd_chat)
     src = sub.add_parser("sources", help="list indexed documents")
     src.set_defaults(func=cmd_sources)
@@ -62,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     ev_sub = ev.add_subparsers(required=True, metavar="WHAT")
     evr = ev_sub.add_parser("retrieval", help="recall@1/5/10, MRR and abstention accuracy")
     evr.add_argument("--questions", type=Path, required=True)
-    evr.add_argument("--k", type=_positive_int, default=5)
+    evr.add_argument("--k", type=positive_integer, default=5)
     evr.add_argument("--json", type=Path, default=None, metavar="OUT")
     evr.set_defaults(func=cmd_eval_retrieval)
     return p
@@ -116,7 +121,11 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             break
         if not question:
             break
-        answer = answerer.ask(question, history=history, k=args.k or settings.top_k)
+        try:
+            answer = answerer.ask(question, history=history, k=args.k or settings.top_k)
+        except QuestionError as err:
+            console.print(f"[yellow]{escape(str(err))}[/]")
+            continue
         print_answer(answer)
         history.append(Turn(question, "" if answer.abstained else answer.text))
     return 0
@@ -141,6 +150,11 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     docs = index.documents()
     if not docs:
         console.print(messages.abstain_empty_library())
+        return 0
+    if not console.is_terminal:  # pipes and files get whole ids and names, one document per line
+        for d in docs:
+            print("\t".join([d.doc_id, d.source, d.perspective, str(d.n_pages), str(d.n_chunks),
+                             messages.pages_list(d.pages_without_text) or "-", d.title]))
         return 0
     table = Table("doc id", "file", "perspective", "pages", "chunks", "pages without text", "title")
     for d in docs:

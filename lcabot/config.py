@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ENV_HOME = "LCABOT_HOME"
 ENV_EMBEDDING_MODEL = "LCABOT_EMBEDDING_MODEL"
@@ -55,16 +56,24 @@ class Settings:
             ValueError: a numeric variable does not parse, or ``LCABOT_TOP_K`` is below 1.
         """
         env = os.environ if environ is None else environ
-        top_k = int(env.get(ENV_TOP_K, "5"))
+        top_k = _number(env, ENV_TOP_K, "5", int)
         if top_k < 1:
             raise ValueError(f"{ENV_TOP_K} must be at least 1, got {top_k}")
         return cls(
-            home=Path(env.get(ENV_HOME, ".lcabot")),
+            home=Path(env.get(ENV_HOME) or ".lcabot"),
             embedding_model=env.get(ENV_EMBEDDING_MODEL) or None,
             top_k=top_k,
-            anthropic_model=env.get(ENV_ANTHROPIC_MODEL, DEFAULT_ANTHROPIC_MODEL),
+            anthropic_model=env.get(ENV_ANTHROPIC_MODEL) or DEFAULT_ANTHROPIC_MODEL,
             anthropic_api_key=env.get(ENV_ANTHROPIC_KEY) or None,
-            llm_timeout_s=float(env.get(ENV_LLM_TIMEOUT, "60")),
-            max_pdf_mb=float(env.get(ENV_MAX_PDF_MB, "100")),
-            max_pages=int(env.get(ENV_MAX_PAGES, "2000")),
+            llm_timeout_s=_number(env, ENV_LLM_TIMEOUT, "60", float),
+            max_pdf_mb=_number(env, ENV_MAX_PDF_MB, "100", float),
+            max_pages=_number(env, ENV_MAX_PAGES, "2000", int),
         )
+
+
+def _number(env: dict[str, str] | os._Environ[str], name: str, default: str, kind: type) -> Any:
+    raw = env.get(name) or default
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None

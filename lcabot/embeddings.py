@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from lcabot.errors import ConfigurationError
+
 
 def default_model_path() -> str:
     """Directory of the packaged all-MiniLM-L6-v2 model (384 dimensions, 256 word pieces max)."""
@@ -20,7 +22,8 @@ def default_model_path() -> str:
 class SentenceTransformerEmbedder:
     """Embeds text into unit-length float32 vectors of shape ``(n, dimension)``.
 
-    The model loads on first use (import + load takes several seconds), not in ``__init__``.
+    The model loads on first use (import + load takes several seconds), not in ``__init__``; a missing or
+    unusable model directory raises :class:`lcabot.errors.ConfigurationError` then.
 
     Args:
         model_path: a local sentence-transformers model directory; ``None`` for the packaged MiniLM.
@@ -43,8 +46,13 @@ class SentenceTransformerEmbedder:
             transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every command
 
             if not os.path.isdir(self._model_path):
-                raise FileNotFoundError(f"embedding model directory not found: {self._model_path}")
-            self._model = SentenceTransformer(self._model_path, device="cpu", local_files_only=True)
+                raise ConfigurationError(f"embedding model directory not found: {self._model_path} "
+                                         "(check LCABOT_EMBEDDING_MODEL)")
+            try:
+                self._model = SentenceTransformer(self._model_path, device="cpu", local_files_only=True)
+            except (OSError, ValueError) as err:
+                raise ConfigurationError(f"no sentence-transformers model could be loaded from {self._model_path} "
+                                         f"({err.__class__.__name__}); check LCABOT_EMBEDDING_MODEL") from err
         return self._model
 
     @property

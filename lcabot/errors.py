@@ -39,6 +39,14 @@ class TooLargeError(DocumentError):
     reason = "too_large"
 
 
+class ConfigurationError(LcabotError):
+    """A setting points at something unusable (the data directory, the embedding model)."""
+
+
+class QuestionError(LcabotError):
+    """The question cannot be asked as given (empty, or longer than the limit)."""
+
+
 class IndexWriteError(LcabotError):
     """The search index refused a write; the index is left as it was before the write."""
 

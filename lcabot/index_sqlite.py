@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lcabot.errors import IndexWriteError
+from lcabot.errors import ConfigurationError, IndexWriteError
 from lcabot.models import Chunk, DocumentRecord, PageSpan
 
 _SCHEMA = """
@@ -62,7 +62,11 @@ class SqliteIndex:
     """
 
     def __init__(self, path: Path, dimension: int | None = None) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as err:
+            raise ConfigurationError(f"the data directory {path.parent} is a file, not a directory "
+                                     "(check LCABOT_HOME)") from err
         self._path = path
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -221,8 +225,14 @@ class SqliteIndex:
         return counts, int(total)
 
     def contains_text(self, text: str) -> bool:
-        """True when ``text`` occurs, case-sensitively, in some chunk's search text (titles included)."""
-        row = self._conn.execute("SELECT 1 FROM chunks WHERE instr(search_text, ?) > 0 LIMIT 1", (text,)).fetchone()
+        """True when the word ``text`` occurs, case-sensitively, in some chunk's search text (titles included)."""
+        if not text or any(c in text for c in "*?[]"):
+            return False
+        pattern = f"*[^A-Za-z0-9]{text}[^A-Za-z0-9]*"
+        row = self._conn.execute(
+            "SELECT 1 FROM chunks WHERE instr(search_text, ?) > 0 AND (' ' || search_text || ' ') GLOB ? LIMIT 1",
+            (text, pattern),
+        ).fetchone()
         return row is not None
 
     def _allowed_docs(self, doc_ids: Sequence[str] | None, perspective: str | None) -> set[str] | None:

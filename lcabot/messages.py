@@ -31,7 +31,8 @@ def pages_list(pages: tuple[int, ...] | list[int]) -> str:
 
 
 def abstain_no_evidence(question: str, searched: str, unknown: tuple[str, ...] = ()) -> str:
-    never = f" The library never mentions {', '.join(unknown)}." if unknown else ""
+    names = list(dict.fromkeys(u for u in unknown if u[:1].isupper() or u.capitalize() not in unknown))
+    never = f" The library never mentions {', '.join(names)}." if names else ""
     return (
         f"I could not find support for this in the library, so I won't answer it.{never} Searched: {searched}. "
         "Add a document that covers it, or rephrase the question."
@@ -40,6 +41,14 @@ def abstain_no_evidence(question: str, searched: str, unknown: tuple[str, ...] =
 
 def abstain_empty_library() -> str:
     return "The library is empty: ingest PDFs first (lcabot ingest PATH…)."
+
+
+def empty_question() -> str:
+    return "The question is empty: ask about your LCA library, e.g. “What cut-off does the PEF method allow?”"
+
+
+def question_too_long(n: int, limit: int) -> str:
+    return f"The question is {n:,} characters long; the limit is {limit:,}. Ask one thing at a time."
 
 
 def llm_incomplete() -> str:

@@ -15,6 +15,7 @@ from lcabot.support import term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 MAX_PER_PAGE = 3
+MAX_PARTS = 4  # parts of a multi-part question answered one by one
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?):", re.I
 )
@@ -27,7 +28,7 @@ def sub_questions(question: str) -> list[str]:
     """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
-    return [p for p in parts if len(p.split()) >= 3] or [question]
+    return [p for p in parts if len(p.split()) >= 3][:MAX_PARTS] or [question]
 
 
 class ExtractiveGenerator:

@@ -82,3 +82,22 @@ def test_reingest_is_unchanged(tmp_path: Path, home: Path, capsys: pytest.Captur
     assert cli.main(["ingest", str(path)]) == 0
     assert cli.main(["ingest", str(path)]) == 0
     assert "already indexed, unchanged" in capsys.readouterr().err
+
+
+def test_unusable_settings_and_questions_get_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "not-a-dir"
+    a_file.write_text("x")
+    monkeypatch.setenv("LCABOT_HOME", str(a_file))
+    assert cli.main(["sources"]) == 2
+    assert "is a file, not a directory (check LCABOT_HOME)" in capsys.readouterr().err
+
+    monkeypatch.setenv("LCABOT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LCABOT_EMBEDDING_MODEL", str(tmp_path / "no-model"))
+    _two_page_study(tmp_path)
+    assert cli.main(["ingest", str(tmp_path / "study.pdf")]) == 2
+    assert "embedding model directory not found" in capsys.readouterr().err
+
+    monkeypatch.delenv("LCABOT_EMBEDDING_MODEL")
+    assert cli.main(["ask", "  <@U123> "]) == 2
+    assert "The question is empty" in capsys.readouterr().err

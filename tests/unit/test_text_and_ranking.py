@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lcabot.answering import resolve_followup
 from lcabot.ledger import split_sentences
@@ -74,3 +75,31 @@ def test_numbers_are_read_as_printed_without_citation_markers():
     assert numbers_in("Exportation emits 10.44 kg CO2e [1] and −2.51 kg with removals [2, 3]") == [
         "10.44", "2.51",
     ]  # the 2 of CO2e is part of a formula, not a number
+
+
+def test_questions_lose_chat_markup_and_must_be_reasonable():
+    from lcabot.answering import MAX_QUESTION_CHARS, clean_question
+    from lcabot.errors import QuestionError
+
+    assert clean_question("<!channel> <@U123>  what cut-off\tapplies?") == "what cut-off applies?"
+    for bad in ("", "  \t ", "<@U123>", "What is the cut-off? " * 200):
+        with pytest.raises(QuestionError):
+            clean_question(bad)
+    assert len(clean_question("x" * MAX_QUESTION_CHARS)) == MAX_QUESTION_CHARS
+
+
+def test_sub_questions_are_capped():
+    from lcabot.generation.extractive import MAX_PARTS, sub_questions
+
+    assert sub_questions("What functional unit did they use, and which standard framed the scope?") == [
+        "What functional unit did they use", "which standard framed the scope",
+    ]
+    assert len(sub_questions("What is the cut-off rule in PEF? " * 50)) == MAX_PARTS
+
+
+def test_settings_name_the_bad_variable():
+    from lcabot.config import Settings
+
+    with pytest.raises(ValueError, match="LCABOT_TOP_K must be a number, got 'abc'"):
+        Settings.from_env({"LCABOT_TOP_K": "abc"})
+    assert str(Settings.from_env({"LCABOT_HOME": ""}).home) == ".lcabot"
