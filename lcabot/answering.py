@@ -87,7 +87,7 @@ class Answerer:
         passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
         judged = support(terms, unknown_names, passages, df, n_chunks)
         if not hits or not judged.supported:
-            return self._abstain(messages.abstain_no_evidence(question, searched, judged.unknown), searched, (),
+            return self._abstain(messages.abstain_no_evidence(searched, judged.unknown), searched, (),
                                  _reason(judged))
         ledger = build_ledger(hits, documents)
         claims, generator, notes = self._generate(query, ledger, history)
@@ -95,7 +95,7 @@ class Answerer:
         if verified.dropped:
             notes = (*notes, messages.claims_dropped(verified.dropped))
         if not verified.claims:
-            return self._abstain(messages.abstain_no_evidence(question, searched), searched, ledger,
+            return self._abstain(messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
                       retrieval_mode=self._mode, searched=searched, ledger_hash=ledger_hash(ledger),

@@ -12,13 +12,11 @@ import re
 from dataclasses import dataclass
 
 from lcabot.models import Chunk, PageSpan
-from lcabot.normalize import for_search
-from lcabot.pdf import Block, ParsedDocument
+from lcabot.normalize import for_search, split_sentences
+from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
 
 TARGET_CHARS = 900
 MAX_TABLE_CHARS = 1800
-_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z0-9(\[•●\-–])")
 
 
 @dataclass
@@ -89,7 +87,7 @@ def _take_caption(pending: list[_Piece]) -> list[_Piece]:
     """Remove and return the table caption ("TABLE 2", "Table 16: Default allocation …") that ends ``pending``,
     so that it travels with every chunk of its table."""
     for start in (len(pending) - 1, len(pending) - 2):
-        if start >= 0 and _CAPTION.match(pending[start].text):
+        if start >= 0 and TABLE_CAPTION.match(pending[start].text):
             caption = pending[start:]
             del pending[start:]
             return caption
@@ -97,24 +95,23 @@ def _take_caption(pending: list[_Piece]) -> list[_Piece]:
 
 
 def _split_long(block: Block) -> list[_Piece]:
-    """A paragraph longer than the target is cut at sentence ends."""
+    """A paragraph longer than the target is cut at sentence ends (pieces are slices of the paragraph)."""
     if len(block.text) <= TARGET_CHARS:
         return [_Piece(block.text, block.page)]
     pieces: list[_Piece] = []
-    current = ""
-    for sentence in _SENTENCE_END.split(block.text):
-        if current and len(current) + len(sentence) > TARGET_CHARS:
-            pieces.append(_Piece(current, block.page))
-            current = ""
-        current = f"{current} {sentence}" if current else sentence
-    if current:
-        pieces.append(_Piece(current, block.page))
+    start = previous = 0
+    for offset, _ in split_sentences(block.text)[1:]:
+        if offset - start > TARGET_CHARS and previous > start:
+            pieces.append(_Piece(block.text[start:previous].strip(), block.page))
+            start = previous
+        previous = offset
+    pieces.append(_Piece(block.text[start:].strip(), block.page))
     return pieces
 
 
 def _last_sentence(pieces: list[_Piece]) -> _Piece | None:
     last = pieces[-1]
-    sentence = _SENTENCE_END.split(last.text)[-1]
+    sentence = split_sentences(last.text)[-1][1].strip()
     if len(sentence) > TARGET_CHARS // 3 or sentence == last.text and len(pieces) == 1:
         return None
     return _Piece(sentence, last.page)

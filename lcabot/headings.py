@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from lcabot.normalize import match_key
 
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,4})\.?(?:\s*\|\s*|\s+|(?=[A-Z]))(?P<title>[A-Z(\"'].*)?$", re.S)
-_NUMBER_ONLY = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){1,4})\.?$")
+NUMBER_ONLY = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){1,4})\.?$")  # "7.18.10" on a line of its own
+SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")  # "7.6 Cut-off", "7.9CLIMATE"
 _TOC_ENTRY = re.compile(r"(?:\.{3,}|…|\s)\s*\d{1,3}$")
 _ANNEX = re.compile(r"^(annex|appendix)\s+([A-Z0-9]{1,3})\b[\s:.\-–]*(?P<title>.*)$", re.I | re.S)
 
@@ -35,7 +36,7 @@ def detect_heading(text: str, size: float, bold: bool, body_size: float) -> Head
         return None  # a table-of-contents entry ("7.6 CUT-OFF ..... 61"), not the heading itself
     if len(flat) > 160 or text.count("\n") > 2 or not (bold or size >= body_size + 0.9):
         return None
-    m = _NUMBER_ONLY.match(flat)
+    m = NUMBER_ONLY.match(flat)
     if m:
         return Heading(tuple(int(x) for x in m.group(1).split(".")), flat, m.group(1).count(".") + 1)
     m = _NUMBERED.match(flat)

@@ -65,7 +65,7 @@ def ingest_bytes(
     if skipped is not None:
         return skipped
     parsed = parse_document(data, source, settings.max_pdf_mb, settings.max_pages)
-    return _index_parsed(parsed, data, source, source_key, perspective, index, embedder)
+    return _index_parsed(parsed, content_hash(data), source, source_key, perspective, index, embedder)
 
 
 def parse_document(data: bytes, source: str, max_pdf_mb: float, max_pages: int) -> ParsedDocument | DocumentError:
@@ -94,11 +94,10 @@ def _already_indexed(data: bytes, source: str, source_key: str, perspective: str
     return None
 
 
-def _index_parsed(parsed: ParsedDocument | DocumentError, data: bytes, source: str, source_key: str,
+def _index_parsed(parsed: ParsedDocument | DocumentError, doc_id: str, source: str, source_key: str,
                   perspective: str, index: SearchIndex, embedder: Embedder) -> IngestResult:
     if isinstance(parsed, DocumentError):
         return IngestResult(source, "failed", reason=parsed.reason, message=str(parsed))
-    doc_id = content_hash(data)
     replacing = any(d.source_key == source_key for d in index.documents())
     chunks = chunk_document(parsed, doc_id, source)
     vectors = embedder.embed([embedding_text(c) for c in chunks])
@@ -145,7 +144,7 @@ def ingest_paths(paths: Sequence[Path], *, perspective: str, index: SearchIndex,
                 continue
             key = str(path.resolve())
             known = _already_indexed(data, path.name, key, perspective, index)  # a duplicate earlier in this batch
-            yield known or _index_parsed(outcome, data, path.name, key, perspective, index, embedder)
+            yield known or _index_parsed(outcome, content_hash(data), path.name, key, perspective, index, embedder)
 
 
 def _done(result: IngestResult) -> Future:
@@ -173,7 +172,7 @@ def ingest_path(path: Path, *, perspective: str, index: SearchIndex, embedder: E
     if early is not None:
         return early
     parsed = parse_document(data, path.name, settings.max_pdf_mb, settings.max_pages)
-    return _index_parsed(parsed, data, path.name, str(path.resolve()), perspective, index, embedder)
+    return _index_parsed(parsed, content_hash(data), path.name, str(path.resolve()), perspective, index, embedder)
 
 
 def discover_pdfs(paths: list[Path]) -> list[Path]:

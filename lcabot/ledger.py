@@ -7,40 +7,10 @@ import re
 from collections.abc import Sequence
 
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import collapse
+from lcabot.normalize import collapse, split_sentences
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
-_ABBREV = re.compile(
-    r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
-)
 _MIN_CHARS = 25
 _NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
-
-
-def split_sentences(text: str) -> list[tuple[int, str]]:
-    """Sentences of ``text`` as ``(offset, sentence)``; table rows (``|a|b|``) are one unit each."""
-    units: list[tuple[int, str]] = []
-    for seg in re.finditer(r"(?:^\|[^\n]*(?:\n|$))+|(?:^(?!\|)[^\n]*(?:\n|$))+", text, re.M):
-        block, base = seg.group(0), seg.start()
-        if block.startswith("|"):
-            units.extend((base + row.start(), row.group(0)) for row in re.finditer(r"[^\n]+", block))
-            continue
-        for para in re.finditer(r"[^\n]+(?:\n(?!\n)[^\n]+)*", block):
-            units.extend((base + para.start() + o, s) for o, s in _sentences(para.group(0)))
-    return [(o, s) for o, s in units if s.strip()]
-
-
-def _sentences(block: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(block):
-        candidate = block[start:m.start()]
-        if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
-            continue
-        out.append((start, candidate))
-        start = m.end()
-    out.append((start, block[start:]))
-    return out
 
 
 def evidence_id(doc_id: str, page: int, text: str) -> str:

@@ -30,9 +30,8 @@ def pages_list(pages: tuple[int, ...] | list[int]) -> str:
     return shown + (f" … ({len(pages)} in all)" if len(pages) > 15 else "")
 
 
-def abstain_no_evidence(question: str, searched: str, unknown: tuple[str, ...] = ()) -> str:
-    names = list(dict.fromkeys(u for u in unknown if u[:1].isupper() or u.capitalize() not in unknown))
-    never = f" The library never mentions {', '.join(names)}." if names else ""
+def abstain_no_evidence(searched: str, unknown: tuple[str, ...] = ()) -> str:
+    never = f" The library never mentions {', '.join(unknown)}." if unknown else ""
     return (
         f"I could not find support for this in the library, so I won't answer it.{never} Searched: {searched}. "
         "Add a document that covers it, or rephrase the question."

@@ -1,4 +1,5 @@
-"""Text normalisation. Display text stays faithful; these forms are for search and for matching quotes.
+"""Text normalisation and sentence splitting. Display text stays faithful; the normalised forms are for search
+and for matching quotes.
 
 Handled: ligatures (ﬁ → fi) and subscripts/superscripts (CO₂ → CO2) through NFKC, soft hyphens, non-breaking
 spaces, line-end hyphenation (``envi-\\nronment`` → ``environment``) and runs of whitespace.
@@ -15,6 +16,10 @@ _WS = re.compile(r"\s+")
 _DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-"})
 _KEY_HYPHEN = re.compile(r"(?<=[^\W\d_])-\s+(?=[^\W\d_])")
 _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
+)
 
 
 def for_search(text: str) -> str:
@@ -38,3 +43,29 @@ def match_key(text: str) -> str:
 def collapse(text: str) -> str:
     """Display form of a quote: faithful characters, whitespace runs collapsed to one space."""
     return _WS.sub(" ", text.replace(_SOFT_HYPHEN, "")).strip()
+
+
+def split_sentences(text: str) -> list[tuple[int, str]]:
+    """Sentences of ``text`` as ``(offset, sentence)``; table rows (``|a|b|``) are one unit each."""
+    units: list[tuple[int, str]] = []
+    for seg in re.finditer(r"(?:^\|[^\n]*(?:\n|$))+|(?:^(?!\|)[^\n]*(?:\n|$))+", text, re.M):
+        block, base = seg.group(0), seg.start()
+        if block.startswith("|"):
+            units.extend((base + row.start(), row.group(0)) for row in re.finditer(r"[^\n]+", block))
+            continue
+        for para in re.finditer(r"[^\n]+(?:\n(?!\n)[^\n]+)*", block):
+            units.extend((base + para.start() + o, s) for o, s in _sentences(para.group(0)))
+    return [(o, s) for o, s in units if s.strip()]
+
+
+def _sentences(block: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(block):
+        candidate = block[start:m.start()]
+        if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
+            continue
+        out.append((start, candidate))
+        start = m.end()
+    out.append((start, block[start:]))
+    return out

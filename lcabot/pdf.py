@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
-from lcabot.headings import HeadingTracker
+from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker
 
 _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
 _MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)
@@ -20,10 +20,8 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*\|?\s*)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4}
 _STAMP = re.compile(
     r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
 )
-_TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+", re.I | re.M)
+TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  # "Table 16:", "TABLE 2"
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
-_SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")
-_NUMBER_ONLY = re.compile(r"^\d{1,2}(?:\.\d{1,3}){1,4}\.?$")
 
 
 @dataclass
@@ -141,7 +139,7 @@ def _no_text_message(pages: list[int], n: int) -> str:
 
 def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
     """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption (speed)."""
-    if not _TABLE_CAPTION.search(page.get_text()):
+    if not TABLE_CAPTION.search(page.get_text()):
         return []
     found = []
     for table in page.find_tables().tables:
@@ -346,7 +344,7 @@ def _paragraphs(lines: list[_Line]) -> list[list[_Line]]:
             gap = ln.bbox[1] - prev.bbox[3]
             overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
             same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
-            starts_section = ln.bold and _SECTION_START.match(ln.text) is not None
+            starts_section = ln.bold and SECTION_START.match(ln.text) is not None
             if overlaps and -2 <= gap <= max(prev.size, ln.size) * 0.8 and same_style and not starts_section:
                 paragraphs[-1].append(ln)
                 continue
@@ -408,7 +406,7 @@ def _merge_split_headings(items: list[Any]) -> list[Any]:
         prev = out[-1] if out else None
         if (
             isinstance(item, list) and isinstance(prev, list) and len(prev) == 1 and prev[0].bold and item[0].bold
-            and _NUMBER_ONLY.match(prev[0].text.strip()) and len(item) <= 2
+            and NUMBER_ONLY.match(prev[0].text.strip()) and len(item) <= 2
         ):
             out[-1] = prev + item
             continue

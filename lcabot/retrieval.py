@@ -11,6 +11,7 @@ import numpy as np
 from lcabot.models import Chunk, Hit
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder, SearchIndex
+from lcabot.support import term_present
 
 RRF_K = 60  # Cormack, Clarke & Büttcher (2009), "Reciprocal rank fusion outperforms Condorcet …"
 CANDIDATES = 20  # per retriever; tuned on the dev set with MMR_LAMBDA (recall@5 0.80 → 0.88)
@@ -84,8 +85,7 @@ def _title_match(terms: Sequence[str], chunk: Chunk) -> float:
     """Share of the question's content terms found in the chunk's own section title (its deepest heading)."""
     if not chunk.section_path or not terms:
         return 0.0
-    title = for_search(chunk.section_path[-1]).lower()
-    return sum(1 for t in terms if t[:5] in title) / len(terms)
+    return sum(1 for t in terms if term_present(t, chunk.section_path[-1])) / len(terms)
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:

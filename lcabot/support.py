@@ -80,6 +80,7 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
     weights = {t: math.log(1 + n_chunks / (1 + df.get(t, 0))) for t in terms}
     found = {t for t in terms if term_present(t, joined)}
     total = sum(weights.values()) or 1.0
-    unknown = (*unknown_names, *(t for t in terms if df.get(t, 0) == 0))
+    named = {n.lower() for n in unknown_names}  # "Pilkington" already covers the term "pilkington"
+    unknown = (*unknown_names, *(t for t in terms if df.get(t, 0) == 0 and t not in named))
     coverage = sum(weights[t] for t in found) / total if terms else 0.0
     return Support(coverage, tuple(t for t in terms if t not in found), unknown)

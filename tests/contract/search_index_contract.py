@@ -36,9 +36,7 @@ HYDROGEN = make_doc("d-h2", "hydrogen.pdf", [
 
 
 class SearchIndexContract:
-    @pytest.fixture
-    def index(self):
-        raise NotImplementedError
+    """Tests every adapter passes. A ``Test…`` subclass provides the ``index`` fixture (an empty index)."""
 
     def test_upsert_then_bm25_and_knn_find_the_passage(self, index):
         index.upsert_document(*COFFEE)

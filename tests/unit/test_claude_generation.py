@@ -3,7 +3,6 @@ built from a generated PDF, the real ``anthropic`` SDK, verification of whatever
 
 from __future__ import annotations
 
-import hashlib
 import json
 import socket
 import time
@@ -11,7 +10,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pymupdf
 import pytest
 
@@ -24,6 +22,7 @@ from lcabot.index_sqlite import SqliteIndex
 from lcabot.ingest import ingest_bytes
 from lcabot.ledger import build_ledger
 from lcabot.retrieval import HybridRetriever
+from tests.fakes import HashEmbedder
 from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of, message
 
 UNIT = "The functional unit is 1 kg of green coffee."
@@ -36,19 +35,6 @@ PAGES = (
 QUESTION = "How much does air freight contribute per kg of green coffee?"
 INVENTED = "E0000000000"
 
-
-class HashEmbedder:
-    """Deterministic unit vectors: the text's SHA-256 seeds the generator."""
-
-    dimension = 384
-
-    def embed(self, texts, *, progress: bool = False) -> np.ndarray:
-        rows = []
-        for text in texts:
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-            v = np.random.default_rng(seed).standard_normal(self.dimension)
-            rows.append(v / np.linalg.norm(v))
-        return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dimension)
 
 
 def build_library(path: Path, pages=PAGES) -> SqliteIndex:

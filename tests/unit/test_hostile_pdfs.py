@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,30 +14,13 @@ from lcabot.index_sqlite import SqliteIndex
 from lcabot.ingest import IngestResult, content_hash, ingest_bytes, ingest_path, ingest_paths
 from lcabot.models import Chunk
 from lcabot.pdf import parse_pdf
+from tests.fakes import HashEmbedder
 from tests.fixtures import hostile
-
-DIM = 384
-
-
-class HashEmbedder:
-    """Deterministic fake: SHA-256 of the text seeds its own generator, giving a unit vector (no global state)."""
-
-    @property
-    def dimension(self) -> int:
-        return DIM
-
-    def embed(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        for i, text in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
-            vector = np.random.default_rng(seed).standard_normal(DIM)
-            out[i] = vector / np.linalg.norm(vector)
-        return out
 
 
 @pytest.fixture
 def index(tmp_path: Path) -> Iterator[SqliteIndex]:
-    idx = SqliteIndex(tmp_path / "i.sqlite3", dimension=DIM)
+    idx = SqliteIndex(tmp_path / "i.sqlite3", dimension=HashEmbedder.dimension)
     yield idx
     idx.close()
 
@@ -56,8 +38,19 @@ def ingest(index: SqliteIndex, tmp_path: Path) -> Callable[..., IngestResult]:
 
 def doc_chunks(index: SqliteIndex, doc_id: str) -> list[Chunk]:
     """Every chunk of one document, by ordinal (found through the public kNN filter, not the schema)."""
-    ids = [cid for cid, _ in index.knn(np.zeros(DIM, dtype=np.float32), 10_000, doc_ids=[doc_id])]
+    ids = [cid for cid, _ in index.knn(np.zeros(HashEmbedder.dimension, dtype=np.float32), 10_000, doc_ids=[doc_id])]
     return sorted(index.chunks(ids), key=lambda c: c.ordinal)
+
+
+def refused(path: Path, error: type[Exception], reason: str, index: SqliteIndex, ingest) -> IngestResult:
+    """The parser raises ``error`` for ``path``; ingestion reports it as failed with ``reason``; the index stays
+    empty."""
+    with pytest.raises(error):
+        parse_pdf(path.read_bytes(), path.name)
+    result = ingest(path)
+    assert (result.status, result.reason) == ("failed", reason)
+    assert index.documents() == []
+    return result
 
 
 def indexed(result: IngestResult, status: str = "indexed") -> str:
@@ -164,24 +157,16 @@ def test_hidden_text_never_reaches_the_index(tmp_path: Path, index, ingest) -> N
 
 
 def test_encrypted_pdf_fails_as_encrypted(tmp_path: Path, index, ingest) -> None:
-    path = hostile.encrypted(tmp_path)
-    with pytest.raises(EncryptedPdfError):
-        parse_pdf(path.read_bytes(), path.name)
-    result = ingest(path)
-    assert (result.status, result.reason, result.doc_id) == ("failed", "encrypted", None)
+    result = refused(hostile.encrypted(tmp_path), EncryptedPdfError, "encrypted", index, ingest)
+    assert result.doc_id is None
     assert "password-protected" in result.message
-    assert index.documents() == []
 
 
 @pytest.mark.parametrize("make", [hostile.truncated, hostile.header_only], ids=["truncated_40pct", "header_only"])
 def test_damaged_pdf_fails_as_corrupt(make, tmp_path: Path, index, ingest) -> None:
     path = make(tmp_path)
-    with pytest.raises(CorruptPdfError):
-        parse_pdf(path.read_bytes(), path.name)
-    result = ingest(path)
-    assert (result.status, result.reason) == ("failed", "corrupt")
+    result = refused(path, CorruptPdfError, "corrupt", index, ingest)
     assert result.message.startswith(f"{path.name}: the PDF is damaged or truncated")
-    assert index.documents() == []
 
 
 def test_truncated_pdf_that_pymupdf_could_repair_is_still_refused(tmp_path: Path, index, ingest):
@@ -189,22 +174,12 @@ def test_truncated_pdf_that_pymupdf_could_repair_is_still_refused(tmp_path: Path
     blame lost pages on a missing text layer. A repaired file without ``%%EOF`` is refused as truncated."""
     path = hostile.truncated(tmp_path, pages=10, lines=20)
     assert b"%%EOF" not in path.read_bytes()
-    with pytest.raises(CorruptPdfError):
-        parse_pdf(path.read_bytes(), path.name)
-    result = ingest(path)
-    assert (result.status, result.reason) == ("failed", "corrupt")
-    assert "truncated" in result.message
-    assert index.documents() == []
+    assert "truncated" in refused(path, CorruptPdfError, "corrupt", index, ingest).message
 
 
 @pytest.mark.parametrize("make", [hostile.not_a_pdf, hostile.empty_file], ids=["plain_text", "zero_bytes"])
 def test_not_a_pdf_fails_as_not_a_pdf(make, tmp_path: Path, index, ingest) -> None:
-    path = make(tmp_path)
-    with pytest.raises(NotAPdfError):
-        parse_pdf(path.read_bytes(), path.name)
-    result = ingest(path)
-    assert (result.status, result.reason) == ("failed", "not_a_pdf")
-    assert index.documents() == []
+    refused(make(tmp_path), NotAPdfError, "not_a_pdf", index, ingest)
 
 
 def test_other_suffix_and_missing_file(tmp_path: Path, index, ingest) -> None:
@@ -243,7 +218,7 @@ def test_reingesting_the_same_bytes_is_unchanged_with_identical_chunk_ids(tmp_pa
     assert (again.status, again.doc_id, again.n_chunks) == ("unchanged", doc_id, len(ids))
     assert [c.chunk_id for c in doc_chunks(index, doc_id)] == ids
     # a fresh index derives exactly the same ids from the same bytes
-    fresh = SqliteIndex(tmp_path / "fresh.sqlite3", dimension=DIM)
+    fresh = SqliteIndex(tmp_path / "fresh.sqlite3", dimension=HashEmbedder.dimension)
     try:
         indexed(ingest(path, into=fresh))
         assert [c.chunk_id for c in doc_chunks(fresh, doc_id)] == ids
