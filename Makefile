@@ -3,7 +3,10 @@
 #   make demo                      venv + ingest ../shared/corpus into $(LCABOT_HOME) + ask three dev questions
 #   make demo DOCS=~/my-pdfs       ingest another folder (or files), all as perspective "general"
 #   make test                      pytest + ruff
-#   make bench                     ingest throughput, query latency, ask memory (prints figures)
+#   make bench                     ingest throughput, query latency, ask memory, handler cold import, image size
+#   make dev                       the serverless stack on this machine: moto server (S3, SQS, DynamoDB) with the
+#                                  resources of template.yaml, feeding the real Lambda handlers (Ctrl-C stops);
+#                                  then, in another terminal: .venv/bin/lcabot dev put FILE.pdf / dev ask "…"
 
 PYTHON ?= python3.11
 VENV := .venv
@@ -38,7 +41,7 @@ define nl
 
 endef
 
-.PHONY: venv demo test bench clean distclean
+.PHONY: venv demo test bench dev clean distclean
 
 venv: $(STAMP)
 
@@ -58,13 +61,19 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q
-	$(BIN)/ruff check lcabot tests bench scripts
+	$(BIN)/ruff check lcabot lambdas tests bench scripts
 
 bench: $(STAMP)
 	rm -rf $(BENCH_HOME)
 	$(BIN)/python bench/ingest_throughput.py $(DOCS) --home $(BENCH_HOME)
 	$(BIN)/python bench/query_latency.py --home $(BENCH_HOME) --questions $(QUESTIONS)
 	$(BIN)/python bench/ask_memory.py --home $(BENCH_HOME)
+	$(BIN)/python bench/handler_cold_import.py
+	$(BIN)/python bench/image_size.py
+	$(BIN)/python bench/lambda_ingest.py $(DOCS)
+
+dev: $(STAMP)
+	$(LCABOT) dev
 
 # Removes the default demo index (.lcabot), never an LCABOT_HOME set elsewhere.
 clean:

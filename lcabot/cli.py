@@ -1,4 +1,4 @@
-"""The ``lcabot`` command: ingest, ask, chat, sources, remove, eval."""
+"""The ``lcabot`` command: ingest, ask, chat, sources, remove, eval, dev."""
 
 from __future__ import annotations
 
@@ -70,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     evr.add_argument("--k", type=positive_integer, default=5)
     evr.add_argument("--json", type=Path, default=None, metavar="OUT")
     evr.set_defaults(func=cmd_eval_retrieval)
+    from lcabot import devcli, reportcli
+
+    reportcli.add_parser(sub)
+    devcli.add_parser(sub)
     return p
 
 

@@ -15,6 +15,10 @@ ENV_LLM_TIMEOUT = "LCABOT_LLM_TIMEOUT_S"
 ENV_MAX_PDF_MB = "LCABOT_MAX_PDF_MB"
 ENV_MAX_PAGES = "LCABOT_MAX_PAGES"
 ENV_ANTHROPIC_KEY = "ANTHROPIC_API_KEY"  # the anthropic SDK's own name; ANTHROPIC_BASE_URL is read by the SDK
+ENV_OPENSEARCH_URL = "LCABOT_OPENSEARCH_URL"
+ENV_OPENSEARCH_INDEX = "LCABOT_OPENSEARCH_INDEX"
+ENV_OPENSEARCH_SERVICE = "LCABOT_OPENSEARCH_SERVICE"
+ENV_REGION = "AWS_REGION"  # set by the Lambda runtime
 
 PERSPECTIVES = ("academic", "industry", "public", "eu_funding", "general")
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
@@ -33,6 +37,10 @@ class Settings:
         anthropic_api_key: read from ``ANTHROPIC_API_KEY``; never logged.
         llm_timeout_s: overall seconds for a Claude answer; retries of 408/429/5xx/529 happen within it.
         max_pdf_mb / max_pages: inputs above these limits are refused before parsing.
+        opensearch_url: when set, the index is OpenSearch at this URL instead of the embedded SQLite file.
+        opensearch_index: the OpenSearch index holding chunks (``lcabot-chunks``).
+        opensearch_service: ``es`` (managed domain) or ``aoss`` (Serverless) to sign requests with SigV4 in
+            ``aws_region``; ``None`` sends them unsigned (a local or self-managed cluster).
     """
 
     home: Path = Path(".lcabot")
@@ -43,6 +51,10 @@ class Settings:
     llm_timeout_s: float = 60.0
     max_pdf_mb: float = 100.0
     max_pages: int = 2000
+    opensearch_url: str | None = None
+    opensearch_index: str = "lcabot-chunks"
+    opensearch_service: str | None = None
+    aws_region: str | None = None
 
     @property
     def index_path(self) -> Path:
@@ -68,6 +80,10 @@ class Settings:
             llm_timeout_s=_number(env, ENV_LLM_TIMEOUT, "60", float),
             max_pdf_mb=_number(env, ENV_MAX_PDF_MB, "100", float),
             max_pages=_number(env, ENV_MAX_PAGES, "2000", int),
+            opensearch_url=env.get(ENV_OPENSEARCH_URL) or None,
+            opensearch_index=env.get(ENV_OPENSEARCH_INDEX) or "lcabot-chunks",
+            opensearch_service=_choice(env, ENV_OPENSEARCH_SERVICE, ("es", "aoss")),
+            aws_region=env.get(ENV_REGION) or env.get("AWS_DEFAULT_REGION") or None,
         )
 
 
@@ -77,3 +93,10 @@ def _number(env: dict[str, str] | os._Environ[str], name: str, default: str, kin
         return kind(raw)
     except ValueError:
         raise ValueError(f"{name} must be a number, got {raw!r}") from None
+
+
+def _choice(env: dict[str, str] | os._Environ[str], name: str, allowed: tuple[str, ...]) -> str | None:
+    raw = env.get(name) or None
+    if raw is not None and raw not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw

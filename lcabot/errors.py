@@ -61,3 +61,7 @@ class IncompleteGenerationError(GenerationError):
 
 class UnknownDocumentError(LcabotError):
     """No indexed document matches the given name or id."""
+
+
+class ObjectNotFoundError(LcabotError):
+    """An object store has no object under the key."""

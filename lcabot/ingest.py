@@ -14,7 +14,7 @@ from lcabot import messages
 from lcabot.chunking import chunk_document, embedding_text
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import DocumentError, IndexWriteError, NotAPdfError, TooLargeError
-from lcabot.models import DocumentRecord
+from lcabot.models import Chunk, DocumentRecord
 from lcabot.pdf import ParsedDocument, parse_pdf
 from lcabot.ports import Embedder, SearchIndex
 
@@ -33,6 +33,8 @@ class IngestResult:
     pages_without_text: tuple[int, ...] = field(default=())
     reason: str | None = None  # DocumentError.reason when failed
     message: str = ""
+    record: DocumentRecord | None = field(default=None, repr=False, compare=False)  # when indexed or replaced
+    chunks: tuple[Chunk, ...] = field(default=(), repr=False, compare=False)  # when indexed or replaced
 
 
 def content_hash(data: bytes) -> str:
@@ -112,7 +114,7 @@ def _index_parsed(parsed: ParsedDocument | DocumentError, doc_id: str, source: s
         return IngestResult(source, "failed", reason="index_error", message=str(err))
     status = "replaced" if replacing else "indexed"
     return IngestResult(source, status, doc_id, record.n_pages, record.n_chunks, record.pages_without_text,
-                        message=messages.ingested(record, status))
+                        message=messages.ingested(record, status), record=record, chunks=tuple(chunks))
 
 
 def ingest_paths(paths: Sequence[Path], *, perspective: str, index: SearchIndex, embedder: Embedder,

@@ -60,3 +60,61 @@ def llm_failed(detail: str) -> str:
 
 def claims_dropped(n: int) -> str:
     return f"{n} statement(s) of the generated answer could not be verified against the sources and were removed."
+
+
+def removed(source: str, n_chunks: int) -> str:
+    return f"{source}: removed from the library ({_count(n_chunks, 'chunk')} deleted)"
+
+
+def not_indexed(source: str) -> str:
+    return f"{source}: removed from the bucket; it was not in the index"
+
+
+def object_gone(key: str) -> str:
+    return f"{key}: the object no longer exists (deleted after this event); nothing to index"
+
+
+def object_superseded(key: str) -> str:
+    return f"{key}: a newer version of the object has replaced this one; its own event indexes it"
+
+
+def object_restored(key: str) -> str:
+    return f"{key}: the object exists again (re-uploaded after this deletion); kept in the index"
+
+
+def answer_failed() -> str:
+    return ("Sorry, I could not answer this question: something went wrong on my side, and retrying did not "
+            "help. The team has been alerted; please ask again later.")
+
+
+def report_failed() -> str:
+    return ("Sorry, I could not produce the report: something went wrong on my side, and retrying did not help. "
+            "The team has been alerted; please try again later.")
+
+
+def report_refused(detail: str) -> str:
+    return f"I cannot make a report from this file: {detail}"
+
+
+def report_ready(name: str) -> str:
+    return (f"Carbon footprint study report for {name}: Markdown, Word and stage chart. Every number is quoted "
+            "from the study with its page; [Information not provided] marks what the study does not state.")
+
+
+def report_dropped(n: int) -> str:
+    return f"{n} quote(s) or value(s) could not be verified on the cited page of the study and were left out."
+
+
+def report_no_stage_values() -> str:
+    return ("The study gives no per-stage values with a greenhouse-gas unit; where it states stage contributions as "
+            "shares they are quoted, and no per-stage values are derived from them.")
+
+
+def report_summary(source: str, filled: int, fields: int, scenarios: int, mismatches: int, generator: str) -> str:
+    mismatch = f", {mismatches} stated total(s) differ from the sum of their stages" if mismatches else ""
+    return (f"{source}: {filled} of {fields} report fields filled from the study, {scenarios} scenario result(s)"
+            f"{mismatch} (filled by: {generator})")
+
+
+def report_unreadable(path: str, reason: str) -> str:
+    return f"{path}: cannot be read ({reason})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 
 @dataclass(frozen=True)
@@ -151,3 +152,32 @@ class Answer:
             "citations": [c.to_json() for c in self.citations],
             "retrieval_mode": self.retrieval_mode,
         }
+
+
+@dataclass(frozen=True)
+class DocumentStatus:
+    """The outcome of the last library event for one object key (stored in the status table).
+
+    Attributes:
+        source_key: the S3 object key (decoded), e.g. ``library/academic/coal gasification.pdf``.
+        status: ``indexed``, ``replaced``, ``unchanged``, ``failed``, ``removed`` or ``skipped``.
+        reason: for ``failed``/``skipped``, a machine-readable code (``encrypted``, ``corrupt``, ``no_text``,
+            ``too_large``, ``not_a_pdf``, ``superseded``, ``gone``); otherwise ``None``.
+        message: the sentence shown to people.
+        pages_without_text: 1-based PDF pages with no text layer.
+        etag: the S3 ETag (no quotes) of the version this status describes.
+        updated_at: ISO 8601 UTC time of the event's processing.
+    """
+
+    source_key: str
+    status: str
+    message: str
+    doc_id: str | None = None
+    title: str | None = None
+    perspective: str | None = None
+    n_pages: int = 0
+    n_chunks: int = 0
+    pages_without_text: tuple[int, ...] = ()
+    reason: str | None = None
+    etag: str | None = None
+    updated_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

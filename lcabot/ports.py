@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from lcabot.models import Chunk, Claim, DocumentRecord, Evidence, Turn
+from lcabot.models import Answer, Chunk, Claim, DocumentRecord, DocumentStatus, Evidence, Turn
+
+if TYPE_CHECKING:
+    from lcabot.jobs import AnswerJob, ConversationRef
 
 
 class Embedder(Protocol):
@@ -70,3 +75,48 @@ class Generator(Protocol):
     def generate(
         self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]
     ) -> list[Claim]: ...
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    """An object's metadata: ``size`` in bytes and its ``etag`` (S3's, without quotes; a content hash locally)."""
+
+    key: str
+    size: int
+    etag: str
+
+
+class ObjectStore(Protocol):
+    """Bytes under string keys (an S3 bucket, or a local folder). Keys use ``/`` as separator.
+
+    ``get`` raises :class:`lcabot.errors.ObjectNotFoundError` for a missing key; ``head`` returns ``None``;
+    ``delete`` of a missing key is not an error (as in S3).
+    """
+
+    def get(self, key: str) -> bytes: ...
+
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def head(self, key: str) -> ObjectInfo | None: ...
+
+    def keys(self, prefix: str = "") -> list[str]: ...
+
+
+class StatusStore(Protocol):
+    """The last known status of every library document, keyed by S3 object key (``DocumentStatus``)."""
+
+    def put(self, status: DocumentStatus) -> None: ...
+
+    def get(self, source_key: str) -> DocumentStatus | None: ...
+
+
+class PlatformClient(Protocol):
+    """Delivers to a chat platform (Slack, Teams, or the local outbox). Rendering is the client's job."""
+
+    def post_answer(self, job: AnswerJob, answer: Answer) -> None: ...
+
+    def post_notice(self, conversation: ConversationRef, text: str) -> None: ...
+
+    def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None: ...

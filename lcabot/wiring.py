@@ -1,12 +1,18 @@
-"""The one place where implementations of the ports are chosen (embedded defaults here; cloud ones come later).
-Imports are lazy so that light entry points never load torch."""
+"""The one place where implementations of the ports are chosen: the embedded defaults, or OpenSearch when
+``LCABOT_OPENSEARCH_URL`` is set. Imports are lazy so that light entry points never load torch or cloud SDKs."""
 
 from __future__ import annotations
 
 from lcabot.config import Settings
 
 
-def build_index(settings: Settings, dimension: int | None = None):  # -> SqliteIndex
+def build_index(settings: Settings, dimension: int | None = None):  # -> SearchIndex
+    """OpenSearch when ``settings.opensearch_url`` is set, else the SQLite file under ``settings.home``."""
+    if settings.opensearch_url:
+        from lcabot.cloud.opensearch import OpenSearchIndex
+
+        return OpenSearchIndex(settings.opensearch_url, dimension, index_name=settings.opensearch_index,
+                               service=settings.opensearch_service, region=settings.aws_region)
     from lcabot.index_sqlite import SqliteIndex
 
     return SqliteIndex(settings.index_path, dimension)

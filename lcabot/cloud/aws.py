@@ -1,0 +1,98 @@
+"""S3 and DynamoDB adapters of the ``ObjectStore`` and ``StatusStore`` ports, and secrets from Secrets Manager.
+
+Clients come from boto3's default chain (``AWS_ENDPOINT_URL`` points them at moto server in ``lcabot dev`` and the
+tests). Imported only by the Lambda entry points and ``lcabot dev``, never by the core.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+
+import boto3
+from botocore.exceptions import ClientError
+
+from lcabot.errors import ConfigurationError, ObjectNotFoundError
+from lcabot.models import DocumentStatus
+from lcabot.ports import ObjectInfo
+
+_MISSING = ("404", "NoSuchKey", "NotFound")
+
+
+class S3ObjectStore:
+    """``ObjectStore`` over one S3 bucket. ``get``/``head`` map 404 to ``ObjectNotFoundError``/``None``."""
+
+    def __init__(self, bucket: str, client=None) -> None:
+        self.bucket = bucket
+        self._s3 = client or boto3.client("s3")
+
+    def get(self, key: str) -> bytes:
+        try:
+            return self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        except ClientError as err:
+            if err.response["Error"]["Code"] in _MISSING:
+                raise ObjectNotFoundError(f"no object {key!r} in s3://{self.bucket}") from None
+            raise
+
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        self._s3.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+
+    def delete(self, key: str) -> None:
+        self._s3.delete_object(Bucket=self.bucket, Key=key)
+
+    def head(self, key: str) -> ObjectInfo | None:
+        try:
+            meta = self._s3.head_object(Bucket=self.bucket, Key=key)
+        except ClientError as err:
+            if err.response["Error"]["Code"] in _MISSING:
+                return None
+            raise
+        return ObjectInfo(key, int(meta["ContentLength"]), meta["ETag"].strip('"'))
+
+    def keys(self, prefix: str = "") -> list[str]:
+        pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+        return sorted(o["Key"] for page in pages for o in page.get("Contents", []))
+
+
+class DynamoStatusStore:
+    """``StatusStore`` over a DynamoDB table whose partition key is ``source_key`` (string)."""
+
+    def __init__(self, table: str, resource=None) -> None:
+        self._table = (resource or boto3.resource("dynamodb")).Table(table)
+
+    def put(self, status: DocumentStatus) -> None:
+        item = {k: v for k, v in asdict(status).items() if v is not None}
+        item["pages_without_text"] = list(status.pages_without_text)
+        self._table.put_item(Item=item)
+
+    def get(self, source_key: str) -> DocumentStatus | None:
+        item = self._table.get_item(Key={"source_key": source_key}, ConsistentRead=True).get("Item")
+        if item is None:
+            return None
+        known = {f.name for f in fields(DocumentStatus)}
+        values = {k: v for k, v in item.items() if k in known}
+        for name in ("n_pages", "n_chunks"):
+            values[name] = int(values.get(name, 0))
+        values["pages_without_text"] = tuple(int(p) for p in values.get("pages_without_text", ()))
+        return DocumentStatus(**values)
+
+
+def secret_field(secret_arn: str, name: str, client=None, *, required: bool = True) -> str | None:
+    """One field of a JSON secret in Secrets Manager (e.g. ``api_key`` of the Anthropic secret); with
+    ``required=False`` an empty or missing field gives ``None`` (the template's placeholder Anthropic key is empty,
+    which means "answer offline").
+
+    Raises:
+        ConfigurationError: the secret cannot be read or is not a JSON object, or (``required``) lacks a non-empty
+            ``name``. The message names the secret and field, never the value.
+    """
+    try:
+        raw = (client or boto3.client("secretsmanager")).get_secret_value(SecretId=secret_arn)["SecretString"]
+        value = json.loads(raw).get(name)
+    except (ClientError, json.JSONDecodeError, AttributeError, KeyError) as err:
+        raise ConfigurationError(f"secret {secret_arn}: cannot read field {name!r} ({type(err).__name__})") from None
+    if not isinstance(value, str) or not value:
+        if not required:
+            return None
+        raise ConfigurationError(f"secret {secret_arn}: field {name!r} is missing or empty")
+    return value

@@ -1,0 +1,169 @@
+"""``lcabot dev``: run the serverless stack on this machine, and talk to it from a second terminal.
+
+* ``lcabot dev`` starts moto server (S3, SQS, DynamoDB) on loopback, creates the resources of ``template.yaml``
+  (bucket → ingest-queue notification included) and feeds the queues to the ingest, answer and report Lambda
+  handlers, against the embedded index in ``LCABOT_HOME`` (or OpenSearch when ``LCABOT_OPENSEARCH_URL`` is set).
+* ``lcabot dev put FILE.pdf --perspective P`` uploads to ``library/P/FILE.pdf`` and waits for the ingest status.
+* ``lcabot dev ask "QUESTION"`` enqueues an answer job for the ``local`` platform and prints the delivered reply.
+* ``lcabot dev rm KEY`` deletes a library object (its chunks and graph fragment go with it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+import uuid
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from lcabot.config import PERSPECTIVES, Settings
+from lcabot.errors import ConfigurationError
+
+console = Console(soft_wrap=True)
+DEFAULT_PORT = 5055
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    dev = sub.add_parser("dev", help="run the serverless stack locally (moto server + the Lambda handlers)")
+    dev.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"moto server port (default {DEFAULT_PORT})")
+    dev.add_argument("--template", type=Path, default=Path("template.yaml"))
+    dev.set_defaults(func=cmd_serve)
+    dev_sub = dev.add_subparsers(metavar="ACTION")
+    put = dev_sub.add_parser("put", help="upload PDFs to the local library bucket and wait until indexed")
+    put.add_argument("paths", nargs="+", type=Path, metavar="PDF")
+    put.add_argument("--perspective", choices=PERSPECTIVES, default="general")
+    put.add_argument("--timeout", type=float, default=600.0, help="seconds to wait per file")
+    put.set_defaults(func=cmd_put)
+    ask = dev_sub.add_parser("ask", help="send a question through the answer queue and print the reply")
+    ask.add_argument("question")
+    ask.add_argument("--timeout", type=float, default=300.0)
+    ask.set_defaults(func=cmd_ask)
+    rm = dev_sub.add_parser("rm", help="delete a library object (S3 key or file name)")
+    rm.add_argument("key")
+    rm.add_argument("--timeout", type=float, default=120.0)
+    rm.set_defaults(func=cmd_rm)
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from moto.server import ThreadedMotoServer
+
+    from lcabot import devloop, devstack
+
+    if not args.template.is_file():
+        raise ConfigurationError(f"{args.template} not found: run `lcabot dev` from the repository root "
+                                 "or pass --template")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto server's per-request access log
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{args.port}"
+    try:
+        devloop.use_endpoint(endpoint)
+        stack = devstack.create_stack(args.template, endpoint_url=endpoint)
+        os.environ.update(stack.env())
+        os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+        pollers = devloop.worker_pollers(stack.queues)
+        devloop.write_state(settings.home, endpoint, stack.env())  # last: `dev put/ask` wait for this file
+        index = "OpenSearch at " + settings.opensearch_url if settings.opensearch_url else str(settings.index_path)
+        library = stack.env()["LCABOT_LIBRARY_BUCKET"]
+        console.print(f"[bold]lcabot dev[/]: moto server at {endpoint}; index: {escape(index)}\n"
+                      f"  drop PDFs:  lcabot dev put FILE.pdf --perspective academic   "
+                      f"(or any S3 client: s3://{library}/library/<perspective>/…)\n"
+                      f"  ask:        lcabot dev ask \"What cut-off does the PEF method allow?\"\n"
+                      "Ctrl-C stops.")
+        while True:
+            busy = sum(p.poll_once(wait_s=0)[0] for p in pollers)
+            if not busy:
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        console.print("stopped")
+        return 0
+    finally:
+        server.stop()
+
+
+def _connect(settings: Settings) -> dict[str, str]:
+    from lcabot import devloop
+
+    state = devloop.read_state(settings.home)
+    devloop.use_endpoint(state["endpoint_url"])
+    return state["env"]
+
+
+def cmd_put(args: argparse.Namespace, settings: Settings) -> int:
+    import boto3
+
+    from lcabot.cloud.aws import DynamoStatusStore
+
+    env = _connect(settings)
+    s3 = boto3.client("s3")
+    status = DynamoStatusStore(env["LCABOT_STATUS_TABLE"])
+    failed = 0
+    for path in args.paths:
+        key = f"library/{args.perspective}/{path.name}"
+        etag = s3.put_object(Bucket=env["LCABOT_LIBRARY_BUCKET"], Key=key, Body=path.read_bytes(),
+                             ContentType="application/pdf")["ETag"].strip('"')
+        with console.status(f"{key}: uploaded, waiting for the ingest Lambda…"):
+            deadline = time.monotonic() + args.timeout
+            while (current := status.get(key)) is None or current.etag != etag:
+                if time.monotonic() > deadline:
+                    console.print(f"[red]{escape(key)}: no status after {args.timeout:.0f} s; is `lcabot dev` "
+                                  "running?[/]")
+                    return 1
+                time.sleep(0.5)
+        style = "red" if current.status == "failed" else "green"
+        console.print(f"[{style}]{escape(current.message)}[/]")
+        failed += current.status == "failed"
+    return 1 if failed else 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    import boto3
+
+    from lcabot.jobs import AnswerJob, ConversationRef
+    from lcabot.outbox import LocalOutbox
+
+    env = _connect(settings)
+    dedupe_key = f"cli-{uuid.uuid4()}"
+    job = AnswerJob(dedupe_key, ConversationRef("local", "cli"), os.environ.get("USER", "cli"), args.question)
+    boto3.client("sqs").send_message(QueueUrl=env["LCABOT_ANSWER_QUEUE_URL"], MessageBody=job.to_json())
+    outbox = LocalOutbox(settings.home / "outbox")
+    with console.status("waiting for the answer Lambda…"):
+        deadline = time.monotonic() + args.timeout
+        while not (reply := [e for e in outbox.read() if e.get("dedupe_key") == dedupe_key]):
+            if time.monotonic() > deadline:
+                console.print(f"[red]no reply after {args.timeout:.0f} s; is `lcabot dev` running?[/]")
+                return 1
+            time.sleep(0.5)
+    console.print(escape(reply[0]["text"]))
+    return 0
+
+
+def cmd_rm(args: argparse.Namespace, settings: Settings) -> int:
+    import boto3
+
+    from lcabot.cloud.aws import DynamoStatusStore
+
+    env = _connect(settings)
+    s3 = boto3.client("s3")
+    bucket = env["LCABOT_LIBRARY_BUCKET"]
+    keys = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="library/")
+            for o in page.get("Contents", [])]
+    matches = [k for k in keys if args.key in (k, k.rsplit("/", 1)[-1])]
+    if len(matches) != 1:
+        console.print(f"[red]{'no' if not matches else len(matches)} library object(s) match "
+                      f"{escape(args.key)}[/]: " + ", ".join(escape(k) for k in keys[:20]))
+        return 1
+    s3.delete_object(Bucket=bucket, Key=matches[0])
+    status = DynamoStatusStore(env["LCABOT_STATUS_TABLE"])
+    deadline = time.monotonic() + args.timeout
+    while (current := status.get(matches[0])) is None or current.status != "removed":
+        if time.monotonic() > deadline:
+            console.print(f"[red]{escape(matches[0])}: deleted, but no removal status after {args.timeout:.0f} s[/]")
+            return 1
+        time.sleep(0.5)
+    console.print(escape(current.message))
+    return 0

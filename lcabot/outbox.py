@@ -1,0 +1,65 @@
+"""The ``local`` platform: a JSON-lines outbox file standing in for Slack and Teams.
+
+``lcabot dev`` and the tests deliver answers, notices and report files here through the same
+``PlatformClient`` calls the Slack and Teams clients receive; ``lcabot dev ask`` reads the answer back.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from lcabot.jobs import AnswerJob, ConversationRef
+from lcabot.models import Answer
+
+
+def render_text(answer: Answer) -> str:
+    """Plain text: the answer, its notes, then numbered sources (title, file, section, printed page)."""
+    lines = [answer.text, *(f"note: {n}" for n in answer.notes)]
+    if answer.citations:
+        lines.append("Sources")
+        for c in answer.citations:
+            page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
+            section = f", {c.section}" if c.section else ""
+            lines.append(f"[{c.number}] {c.title} ({c.source}){section}, {page}")
+    return "\n".join(lines)
+
+
+class LocalOutbox:
+    """``PlatformClient`` appending one JSON object per delivery to ``directory/outbox.jsonl``; report files are
+    copied into ``directory/files/<channel>/``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / "outbox.jsonl"
+        self._lock = threading.Lock()
+
+    def post_answer(self, job: AnswerJob, answer: Answer) -> None:
+        self._append({"kind": "answer", "channel": job.conversation.channel, "thread_ts": job.conversation.thread_ts,
+                      "dedupe_key": job.dedupe_key, "question": job.question, "text": render_text(answer),
+                      **answer.to_json(), "generator": answer.generator, "notes": list(answer.notes)})
+
+    def post_notice(self, conversation: ConversationRef, text: str) -> None:
+        self._append({"kind": "notice", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
+                      "text": text})
+
+    def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
+        target = self.directory / "files" / conversation.channel
+        target.mkdir(parents=True, exist_ok=True)
+        copied = [str(Path(shutil.copy2(f, target / f.name))) for f in files]
+        self._append({"kind": "files", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
+                      "text": comment, "files": copied})
+
+    def read(self) -> list[dict]:
+        """Every delivery so far, oldest first."""
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def _append(self, entry: dict) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(entry, ensure_ascii=False) + "\n")

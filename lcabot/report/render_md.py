@@ -1,0 +1,142 @@
+"""The report as Markdown. Quotes are shown verbatim with their page; computed numbers (sums, differences,
+shares) are labelled as computed; nothing else carries a number."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from lcabot.report.model import NOT_PROVIDED, Quote, Report, ScenarioResult, StageBreakdown
+from lcabot.report.tables import format_amount
+from lcabot.report.template import TEMPLATE, SectionSpec
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def esc(text: str) -> str:
+    """Escape Markdown so that a quote renders as the characters it holds."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def show(quote: Quote) -> str:
+    """A quote for reading: table-cell emphasis marks PyMuPDF adds (``_−_``) removed, whitespace collapsed."""
+    text = re.sub(r"_(\W)_", r"\1", quote.display()).replace("**", "")
+    return " ".join(text.split())
+
+
+def quote_line(quote: Quote) -> str:
+    where = f" ({esc(quote.context)})" if quote.kind == "table" and quote.context else ""
+    return f"“{esc(show(quote))}” — {quote.cite()}{where}"
+
+
+def reconciliation(b: StageBreakdown) -> str:
+    """``Stated total 11.56 kg CO2e; stages sum to 11.55 kg CO2e (difference 0.01)``, or that they agree."""
+    total = format_amount(b.stage_sum, b.places)
+    if b.stated_total is None:
+        return f"The study states no total for this scenario; the stages sum to {total} {b.unit} (computed)."
+    stated = b.stated_total
+    if not b.mismatch:
+        return f"Stated total {stated.printed} {b.unit} ({stated.quote.cite()}) equals the sum of the stages."
+    diff = format_amount(abs(b.difference or Decimal(0)), max(b.places, _places(stated.printed)))
+    return (f"Stated total {stated.printed} {b.unit}; stages sum to {total} {b.unit} (difference {diff}). "
+            f"The study's own figures are shown unchanged ({stated.quote.cite()}).")
+
+
+def _places(printed: str) -> int:
+    return len(printed.split(".", 1)[1]) if "." in printed else 0
+
+
+def to_markdown(report: Report, chart_name: str | None) -> str:
+    lines = [
+        "# Product carbon footprint (CFP) study report",
+        "",
+        f"Study: **{esc(report.title)}** ({esc(report.source)}, {report.n_pages} pages).",
+        "",
+        "Template: the content ISO 14067:2018 asks of a CFP study report (clause 7.3). Every entry is quoted from "
+        f"the study with its page; {esc(NOT_PROVIDED)} marks what the study does not state. Filled by: "
+        f"{report.generator}.",
+        "",
+    ]
+    lines += [f"> Note: {esc(n)}" for n in report.notes]
+    for number, section in enumerate(TEMPLATE, start=1):
+        lines += _section(report, number, section, chart_name)
+    lines += _appendix(report)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _section(report: Report, number: int, section: SectionSpec, chart_name: str | None) -> list[str]:
+    lines = ["", f"## {number} {section.title}", "", f"*ISO 14067:2018 {section.clause}: {section.requirement}*", ""]
+    keys = ["title"] if section.key == "basic" else []
+    keys += [spec.key for spec in section.fields]
+    for key in keys:
+        f = report.field(key)
+        lines += [f"### {esc(f.label)}", ""]
+        if key == "cfp":
+            lines += _results(report.results)
+            if chart_name and report.results and not report.breakdowns:
+                lines += [f"![Carbon footprint per functional unit by scenario, as stated]({chart_name})", ""]
+        if key == "stages":
+            lines += _stages(report, chart_name)
+        if key == "stages" and not report.breakdowns:
+            lines.append(f"{NOT_PROVIDED} — the study gives no per-stage values with a greenhouse-gas unit."
+                         + (" Stage contributions it states as shares:" if f.quotes else ""))
+            lines.append("")
+        if f.quotes:
+            lines += [f"- {quote_line(q)}" for q in f.quotes]
+        elif not (key == "cfp" and report.results) and key != "stages":
+            lines.append(NOT_PROVIDED)
+        lines.append("")
+    return lines
+
+
+def _results(results: tuple[ScenarioResult, ...]) -> list[str]:
+    if not results:
+        return []
+    lines = ["| Scenario | CFP per functional unit | Unit | Where the study states it | Page |",
+             "|---|---|---|---|---|"]
+    for r in results:
+        where = r.basis + (f"; {r.scope}" if r.scope else "") + ("; biogenic carbon" if r.biogenic else "")
+        lines.append(f"| {esc(r.scenario)} | {esc(r.value.printed)} | {esc(r.value.unit)} | {esc(where)} | "
+                     f"{r.value.quote.cite()} |")
+    return [*lines, ""]
+
+
+def _stages(report: Report, chart_name: str | None) -> list[str]:
+    lines: list[str] = []
+    for b in report.breakdowns:
+        lines += [f"#### {esc(b.scenario)}", "", f"From {esc(b.table)}. Values in {esc(b.unit)} per functional unit.",
+                  "", f"| Life cycle stage | {esc(b.unit)} | % of stage sum (computed) | Source |", "|---|---|---|---|"]
+        for s in b.stages:
+            share = b.share(s)
+            shown = f"{share:.1f} %" if share is not None else "—"
+            source = "sum of the stage's rows (computed)" if s.computed else s.value.quote.cite()
+            lines.append(f"| {esc(s.stage)} | {esc(s.value.printed)} | {shown} | {source} |")
+        lines.append(f"| Sum of stages (computed) | {format_amount(b.stage_sum, b.places)} | 100 % | |")
+        if b.stated_total is not None:
+            lines.append(f"| Stated total | {esc(b.stated_total.printed)} | | {b.stated_total.quote.cite()} |")
+        mark = "⚠ " if b.mismatch else ""
+        lines += ["", f"{mark}{reconciliation(b)}", ""]
+    if report.breakdowns and chart_name:
+        lines += [f"![Stage shares by scenario]({chart_name})", ""]
+    return lines
+
+
+def _appendix(report: Report) -> list[str]:
+    lines = ["", "## Evidence appendix", "", "Every quote the report rests on, with the page that holds it.", "",
+             "| Field | Quote | Page |", "|---|---|---|"]
+    for f in report.fields:
+        lines += [_row(f.label, q) for q in f.quotes]
+    for r in report.results:
+        lines.append(_row(f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", r.value.quote))
+    for b in report.breakdowns:
+        for s in b.stages:
+            if not s.computed:
+                lines.append(_row(f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", s.value.quote))
+        unit_quote = next((s.value.unit_quote for s in b.stages if s.value.unit_quote), None)
+        if unit_quote is not None:
+            lines.append(_row(f"Unit of the stage values — {b.scenario}", unit_quote))
+    return lines
+
+
+def _row(label: str, quote: Quote) -> str:
+    return f"| {esc(label)} | {esc(show(quote))} | {quote.cite()} |"

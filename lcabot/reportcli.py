@@ -1,0 +1,45 @@
+"""``lcabot report STUDY.pdf -o DIR``: an ISO 14067 CFP study report (Markdown, Word, chart) from one LCA study."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lcabot import messages, wiring
+from lcabot.config import Settings
+from lcabot.errors import DocumentError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``report`` subcommand to the ``lcabot`` parser's subcommands."""
+    rep = sub.add_parser("report", help="ISO 14067 carbon footprint study report from one LCA study PDF",
+                         description="Write an ISO 14067:2018 CFP study report (Markdown, Word, stage chart) filled "
+                                     "only from what the study states. The study never enters the library.")
+    rep.add_argument("study", type=Path, metavar="STUDY.pdf")
+    rep.add_argument("-o", "--out", type=Path, default=Path("."), metavar="DIR",
+                     help="directory for the report files (created if missing; default: current directory)")
+    rep.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit 0 with the written paths and a one-line summary; exit 2 with a one-line reason for an unusable file."""
+    from lcabot.report import write_report
+
+    try:
+        data = args.study.read_bytes()
+    except OSError as err:
+        print(messages.report_unreadable(str(args.study), err.strerror or type(err).__name__), file=sys.stderr)
+        return 2
+    try:
+        files = write_report(data, args.study.name, args.out, settings=settings,
+                             embedder=wiring.build_embedder(settings))
+    except DocumentError as err:
+        print(messages.report_refused(str(err)), file=sys.stderr)
+        return 2
+    for path in files.paths():
+        print(path)
+    report = files.report
+    print(messages.report_summary(report.source, sum(f.provided for f in report.fields), len(report.fields),
+                                  len(report.results), len(report.mismatches), report.generator))
+    return 0

@@ -1,0 +1,192 @@
+"""End to end on this machine: real corpus PDFs dropped into (moto) S3 travel through the real S3 → SQS
+notification to the ingest Lambda, into OpenSearch (the REST stub) and the artifacts bucket, and become answerable
+through the answer Lambda. Duplicate deliveries, corrupt and encrypted PDFs, a bulk partial failure, new versions
+and deletions each behave as the issue states."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lcabot import graph, messages
+from lcabot.jobs import AnswerJob, ConversationRef
+from lcabot.outbox import LocalOutbox
+from tests.conftest import CORPUS
+from tests.fixtures import hostile
+from tests.stack.conftest import reset_handlers
+
+pytestmark = pytest.mark.corpus
+
+COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
+CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
+APPLE = CORPUS / "perspectives" / "public" / "wikipedia-south-tyrolean-apple.pdf"
+COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
+COFFEE_SOURCE = "Nab & Maslin coffee (2020).pdf"  # citations name the object, as uploaded
+CHIC_KEY = "library/eu_funding/cordis chic.pdf"
+TABLE_2_QUESTION = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling and "
+                    "exportation in kg CO2e per kg green coffee?")
+
+
+@pytest.fixture(scope="module")
+def library(stack):
+    stack.put(COFFEE_KEY, COFFEE)
+    stack.put(CHIC_KEY, CHIC)
+    handled, failed = stack.ingest()
+    assert failed == 0
+    return stack
+
+
+def index(stack):
+    from lcabot import wiring
+    from lcabot.config import Settings
+
+    return wiring.build_index(Settings.from_env())
+
+
+def outbox(stack) -> LocalOutbox:
+    return LocalOutbox(stack.home / "outbox")
+
+
+def send_answer_job(stack, dedupe_key: str, question: str) -> None:
+    job = AnswerJob(dedupe_key, ConversationRef("local", "C-stack", thread_ts="1764460800.000100"), "U1", question)
+    stack.sqs.send_message(QueueUrl=stack.env["LCABOT_ANSWER_QUEUE_URL"], MessageBody=job.to_json())
+
+
+def test_dropped_pdfs_are_indexed_with_their_status_perspective_and_graph_fragment(library):
+    status = library.status(COFFEE_KEY)
+    assert (status.status, status.n_pages, status.perspective) == ("indexed", 19, "academic")
+    assert status.n_chunks == 105 and status.pages_without_text == ()
+    docs = {d.source_key: d for d in index(library).documents()}
+    assert set(docs) == {COFFEE_KEY, CHIC_KEY}  # keys arrive URL-encoded and are stored decoded
+    assert docs[CHIC_KEY].perspective == "eu_funding"
+    body = library.s3.get_object(Bucket=library.artifacts_bucket, Key=graph.fragment_key(COFFEE_KEY))["Body"].read()
+    fragment = json.loads(body)
+    assert fragment["doc_id"] == status.doc_id
+    names = {n["name"] for n in fragment["nodes"] if n["type"] == "section"}
+    assert {"6 METHODOLOGY", "6.2 Carbon footprint calculation", "6.2.1 Step 1: calculating coffee production"} <= names
+
+
+def test_an_answer_job_is_answered_from_the_dropped_pdfs_with_page_11_cited(library):
+    send_answer_job(library, "T1|C-stack|1764460800.000200", TABLE_2_QUESTION)
+    handled, failed = library.answer()
+    assert (handled, failed) == (1, 0)
+    (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000200"]
+    assert not reply["abstained"] and reply["thread_ts"] == "1764460800.000100"
+    page_11 = [c for c in reply["citations"] if c["source"] == COFFEE_SOURCE and c["page"] == 11]
+    assert any("10.44" in c["quote"] or "1.01" in c["quote"] for c in page_11)
+
+
+def test_a_duplicate_answer_job_gets_one_reply(library):
+    for _ in range(2):
+        send_answer_job(library, "T1|C-stack|1764460800.000300", "What is the functional unit of the coffee study?")
+    library.answer()
+    replies = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000300"]
+    assert len(replies) == 1
+    assert any(c["source"] == COFFEE_SOURCE for c in replies[0]["citations"])
+
+
+def test_a_duplicate_s3_delivery_indexes_once(library):
+    key = "library/public/apple.pdf"
+    library.put(key, APPLE)
+    queue = library.env["LCABOT_INGEST_QUEUE_URL"] if "LCABOT_INGEST_QUEUE_URL" in library.env else \
+        library.resources.queues["IngestQueue"]
+    (message,) = library.sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=2)["Messages"]
+    library.sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+    for _ in range(2):  # S3 and SQS both deliver at least once: the same event body twice
+        library.sqs.send_message(QueueUrl=queue, MessageBody=message["Body"])
+    handled, failed = library.ingest()
+    assert (handled, failed) == (2, 0)
+    status = library.status(key)
+    assert status.status == "indexed"  # a second run through the library would have recorded "unchanged"
+    assert [d.source_key for d in index(library).documents()].count(key) == 1
+
+
+def test_corrupt_and_encrypted_pdfs_are_recorded_failed_and_do_not_poison_the_batch(library, tmp_path):
+    good = "library/eu_funding/chic again.pdf"
+    library.put("library/general/broken.pdf", hostile.truncated(tmp_path).read_bytes())
+    library.put("library/general/locked.pdf", hostile.encrypted(tmp_path).read_bytes())
+    library.put(good, CHIC)
+    handled, failed = library.ingest(batch_size=10)
+    assert (handled, failed) == (3, 0)
+    broken, locked = library.status("library/general/broken.pdf"), library.status("library/general/locked.pdf")
+    assert (broken.status, broken.reason) == ("failed", "corrupt")
+    assert (locked.status, locked.reason) == ("failed", "encrypted")
+    assert "password" in locked.message or "encrypted" in locked.message
+    assert library.status(good).status == "unchanged"  # same content as the CHIC object: not indexed twice
+    assert len(index(library).documents()) == len({d.doc_id for d in index(library).documents()})
+
+
+def test_a_new_version_replaces_the_old_and_a_deletion_removes_chunks_and_fragment(library, tmp_path):
+    key = "library/industry/versioned.pdf"
+    library.put(key, hostile.plain(tmp_path, "v1.pdf", "Version one reports 4.2 kg CO2e per pallet.").read_bytes())
+    library.ingest()
+    first = library.status(key)
+    library.put(key, hostile.plain(tmp_path, "v2.pdf", "Version two reports 3.9 kg CO2e per pallet.").read_bytes())
+    library.ingest()
+    second = library.status(key)
+    assert (first.status, second.status) == ("indexed", "replaced") and first.doc_id != second.doc_id
+    idx = index(library)
+    assert [d.doc_id for d in idx.documents() if d.source_key == key] == [second.doc_id]
+    assert idx.bm25("Version one", 5, doc_ids=[first.doc_id]) == []
+    fragment = json.loads(library.s3.get_object(Bucket=library.artifacts_bucket,
+                                                Key=graph.fragment_key(key))["Body"].read())
+    assert fragment["doc_id"] == second.doc_id
+
+    library.s3.delete_object(Bucket=library.library_bucket, Key=key)
+    library.ingest()
+    removed = library.status(key)
+    assert removed.status == "removed" and removed.message == messages.removed("versioned.pdf", 1)
+    assert all(d.source_key != key for d in index(library).documents())
+    listed = library.s3.list_objects_v2(Bucket=library.artifacts_bucket, Prefix=graph.fragment_key(key))
+    assert listed.get("KeyCount", 0) == 0
+
+
+def test_keys_outside_library_and_non_pdfs_never_reach_the_queue(library):
+    library.put("library/notes.txt", b"not a pdf")
+    library.s3.put_object(Bucket=library.library_bucket, Key="reports/x.pdf", Body=b"%PDF-1.7")
+    handled, failed = library.ingest()
+    assert (handled, failed) == (0, 0)
+
+
+def test_a_failing_answer_job_lands_in_the_dlq_and_the_user_is_told(library, monkeypatch):
+    dead = "http://127.0.0.1:9"  # the search cluster is down: every attempt fails
+    monkeypatch.setenv("LCABOT_OPENSEARCH_URL", dead)
+    reset_handlers()
+    try:
+        send_answer_job(library, "T1|C-stack|1764460800.000900", "What is the functional unit of the coffee study?")
+        library.answer()
+    finally:
+        monkeypatch.undo()
+        reset_handlers()
+    assert library.dlq_depth("AnswerDeadLetterQueue") == 1
+    entries = [e for e in outbox(library).read() if e.get("channel") == "C-stack" and e["kind"] == "notice"]
+    assert [e["text"] for e in entries] == [messages.answer_failed()]
+
+
+def test_a_bulk_partial_failure_is_retried_then_dead_lettered_and_the_old_version_stays(library, tmp_path):
+    key = "library/industry/partial.pdf"
+    library.put(key, hostile.plain(tmp_path, "p1.pdf", "The first edition reports 7.7 kg CO2e per crate.").read_bytes())
+    library.ingest()
+    old = library.status(key)
+    assert old.status == "indexed"
+    # every delivery of the next version meets a bulk response whose first item is refused; the rest of that
+    # bulk is accepted, and the adapter's undo (the next bulk) deletes it again
+    for _ in range(3):
+        library.opensearch.fail_next_bulk_items({0: 400})
+        library.opensearch.fail_next_bulk_items({})
+    library.put(key, hostile.plain(tmp_path, "p2.pdf", "The second edition reports 6.1 kg CO2e per crate.",
+                                   pages=3).read_bytes())
+    try:
+        handled, failed = library.ingest()
+    finally:
+        library.opensearch.clear_faults()
+    assert (handled, failed) == (3, 3)  # maxReceiveCount deliveries, each reported as a batch item failure
+    assert library.dlq_depth("IngestDeadLetterQueue") == 1
+    status = library.status(key)
+    assert (status.status, status.reason) == ("failed", "index_error")
+    idx = index(library)
+    assert [d.doc_id for d in idx.documents() if d.source_key == key] == [old.doc_id]
+    hits = idx.chunks([c for c, _ in idx.bm25("second edition crate", 10)])
+    assert hits[0].doc_id == old.doc_id and "first edition" in hits[0].text
+    assert not [c for c in hits if "second edition" in c.text]

@@ -1,0 +1,52 @@
+"""Secrets come from Secrets Manager (moto) and never appear in error messages."""
+
+from __future__ import annotations
+
+import json
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from lambdas import runtime
+from lcabot.cloud.aws import secret_field
+from lcabot.errors import ConfigurationError
+
+
+@pytest.fixture
+def secrets(monkeypatch):
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with mock_aws():
+        yield boto3.client("secretsmanager")
+    runtime.settings.cache_clear()
+
+
+def test_the_anthropic_key_comes_from_the_secret(secrets, monkeypatch):
+    arn = secrets.create_secret(Name="anthropic", SecretString=json.dumps({"api_key": "sk-ant-test-123"}))["ARN"]
+    monkeypatch.setenv("LCABOT_ANTHROPIC_SECRET_ARN", arn)
+    runtime.settings.cache_clear()
+    assert runtime.settings().anthropic_api_key == "sk-ant-test-123"
+
+
+def test_the_template_placeholder_empty_key_means_offline(secrets, monkeypatch):
+    arn = secrets.create_secret(Name="anthropic", SecretString=json.dumps({"api_key": ""}))["ARN"]
+    monkeypatch.setenv("LCABOT_ANTHROPIC_SECRET_ARN", arn)
+    runtime.settings.cache_clear()
+    assert runtime.settings().anthropic_api_key is None
+
+
+def test_unreadable_or_incomplete_secrets_name_the_field_never_the_value(secrets):
+    arn = secrets.create_secret(Name="slack", SecretString=json.dumps({"bot_token": "xoxb-secret-value"}))["ARN"]
+    with pytest.raises(ConfigurationError, match="'signing_secret' is missing") as err:
+        secret_field(arn, "signing_secret")
+    assert "xoxb-secret-value" not in str(err.value)
+    broken = secrets.create_secret(Name="broken", SecretString="xoxb-not-json")["ARN"]
+    with pytest.raises(ConfigurationError, match="JSONDecodeError") as err:
+        secret_field(broken, "bot_token")
+    assert "xoxb-not-json" not in str(err.value)
+    with pytest.raises(ConfigurationError, match="ResourceNotFound|ClientError"):
+        secret_field("arn:aws:secretsmanager:us-east-1:123456789012:secret:missing-AbCdEf", "api_key")
