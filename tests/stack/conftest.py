@@ -12,6 +12,7 @@ import pytest
 from lambdas import runtime
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
+from lambdas.report import app as report_app
 from lcabot import devloop, devstack
 from tests.conftest import ROOT
 from tests.stubs.opensearch_server import OpenSearchStub
@@ -28,7 +29,8 @@ def free_port() -> int:
 def reset_handlers() -> None:
     """Forget what the handlers built at 'cold start' so the next invocation reads the environment again."""
     for cached in (runtime.settings, runtime.idempotency, ingest_app.library, ingest_app._idempotent_apply,
-                   answer_app.answerer, answer_app._idempotent_answer):
+                   answer_app.answerer, answer_app._idempotent_answer, report_app.embedder,
+                   report_app._idempotent_report):
         cached.cache_clear()
 
 
@@ -56,6 +58,9 @@ class Stack:
 
     def answer(self) -> tuple[int, int]:
         return self.poller("AnswerQueue", answer_app.handler, 5).drain(timeout_s=300)
+
+    def report(self) -> tuple[int, int]:
+        return self.poller("ReportQueue", report_app.handler).drain(timeout_s=600)
 
     def put(self, key: str, path_or_bytes: Path | bytes) -> str:
         body = path_or_bytes.read_bytes() if isinstance(path_or_bytes, Path) else path_or_bytes

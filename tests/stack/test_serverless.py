@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from lambdas.ingest.app import handler as ingest_handler
 from lcabot import graph, messages
 from lcabot.jobs import AnswerJob, ConversationRef
 from lcabot.outbox import LocalOutbox
@@ -190,3 +191,17 @@ def test_a_bulk_partial_failure_is_retried_then_dead_lettered_and_the_old_versio
     hits = idx.chunks([c for c, _ in idx.bm25("second edition crate", 10)])
     assert hits[0].doc_id == old.doc_id and "first edition" in hits[0].text
     assert not [c for c in hits if "second edition" in c.text]
+
+
+def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library, tmp_path):
+    ingest_dlq, answer_dlq = library.dlq_depth("IngestDeadLetterQueue"), library.dlq_depth("AnswerDeadLetterQueue")
+    queue = library.resources.queues["IngestQueue"]
+    library.sqs.send_message(QueueUrl=queue, MessageBody="this is not an S3 event")
+    library.put("library/public/beside garbage.pdf", hostile.plain(tmp_path, "ok.pdf").read_bytes())
+    handled, failed = library.poller("IngestQueue", ingest_handler, batch_size=10).drain(timeout_s=120)
+    assert failed == 3 and handled == 4  # the garbage three times (maxReceiveCount), the PDF once
+    assert library.status("library/public/beside garbage.pdf").status == "indexed"
+    library.sqs.send_message(QueueUrl=library.env["LCABOT_ANSWER_QUEUE_URL"], MessageBody='{"kind": "answer"}')
+    assert library.answer() == (3, 3)
+    assert library.dlq_depth("IngestDeadLetterQueue") == ingest_dlq + 1
+    assert library.dlq_depth("AnswerDeadLetterQueue") == answer_dlq + 1
