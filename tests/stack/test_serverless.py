@@ -205,3 +205,31 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
     assert library.answer() == (3, 3)
     assert library.dlq_depth("IngestDeadLetterQueue") == ingest_dlq + 1
     assert library.dlq_depth("AnswerDeadLetterQueue") == answer_dlq + 1
+
+
+def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library, monkeypatch):
+    from tests.stubs.anthropic_server import AnthropicStub, evidence_of, message
+
+    def claude(body: dict):
+        row = next(e for e in evidence_of(body) if "10.44" in e["text"])
+        claim = {"text": "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil).",
+                 "evidence_ids": [row["id"]], "quote": row["text"]}
+        return message(json.dumps({"claims": [claim]}))
+
+    with AnthropicStub() as stub:
+        stub.always(claude)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        reset_handlers()
+        try:
+            send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
+            assert library.answer() == (1, 0)
+        finally:
+            monkeypatch.undo()
+            reset_handlers()
+    (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000800"]
+    assert reply["generator"] == "claude"
+    assert reply["answer"] == "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil). [1]"
+    assert [(c["source"], c["page"]) for c in reply["citations"]] == [(COFFEE_SOURCE, 11)]
+    assert stub.requests[0].headers["x-api-key"] == "sk-ant-stack-test"
