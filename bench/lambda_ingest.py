@@ -35,7 +35,6 @@ def main() -> None:
         sys.exit(f"no PDF under {args.corpus}")
 
     import boto3
-    from moto.server import ThreadedMotoServer
 
     from lcabot import devloop, devstack
     from lcabot.cloud.aws import DynamoStatusStore
@@ -43,8 +42,7 @@ def main() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+    server = devloop.start_moto_server(port)
     home = tempfile.mkdtemp(prefix="lambda-ingest-")
     try:
         endpoint = f"http://127.0.0.1:{port}"

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import time
 import uuid
@@ -49,16 +48,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from moto.server import ThreadedMotoServer
-
     from lcabot import devloop, devstack
 
     if not args.template.is_file():
         raise ConfigurationError(f"{args.template} not found: run `lcabot dev` from the repository root "
                                  "or pass --template")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto server's per-request access log
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
-    server.start()
+    server = devloop.start_moto_server(args.port)
     endpoint = f"http://127.0.0.1:{args.port}"
     try:
         devloop.use_endpoint(endpoint)
@@ -157,10 +152,11 @@ def cmd_rm(args: argparse.Namespace, settings: Settings) -> int:
         console.print(f"[red]{'no' if not matches else len(matches)} library object(s) match "
                       f"{escape(args.key)}[/]: " + ", ".join(escape(k) for k in keys[:20]))
         return 1
-    s3.delete_object(Bucket=bucket, Key=matches[0])
     status = DynamoStatusStore(env["LCABOT_STATUS_TABLE"])
+    before = status.get(matches[0])
+    s3.delete_object(Bucket=bucket, Key=matches[0])
     deadline = time.monotonic() + args.timeout
-    while (current := status.get(matches[0])) is None or current.status != "removed":
+    while (current := status.get(matches[0])) is None or current == before or current.status != "removed":
         if time.monotonic() > deadline:
             console.print(f"[red]{escape(matches[0])}: deleted, but no removal status after {args.timeout:.0f} s[/]")
             return 1

@@ -123,6 +123,19 @@ def worker_pollers(queues: dict[str, str], region: str = "us-east-1") -> list[Qu
     ]
 
 
+def start_moto_server(port: int):
+    """moto server (S3, SQS, DynamoDB, Secrets Manager …) on ``127.0.0.1:port``, started, without its
+    per-request access log. Returns the ``ThreadedMotoServer``; ``stop()`` ends it."""
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    return server
+
+
 def use_endpoint(endpoint_url: str, region: str = "us-east-1") -> None:
     """Point every boto3 client of this process at ``endpoint_url`` (moto server) with dummy credentials."""
     os.environ["AWS_ENDPOINT_URL"] = endpoint_url

@@ -79,12 +79,9 @@ class Stack:
 
 @pytest.fixture(scope="package")
 def stack(tmp_path_factory: pytest.TempPathFactory):
-    from moto.server import ThreadedMotoServer
-
     saved = dict(os.environ)
     port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+    server = devloop.start_moto_server(port)
     opensearch = OpenSearchStub()
     opensearch.start()
     endpoint = f"http://127.0.0.1:{port}"
