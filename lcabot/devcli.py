@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import threading
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.markup import escape
@@ -28,7 +31,8 @@ DEFAULT_PORT = 5055
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     dev = sub.add_parser("dev", help="run the serverless stack locally (moto server + the Lambda handlers)")
-    dev.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"moto server port (default {DEFAULT_PORT})")
+    dev.add_argument("--port", type=port_number, default=DEFAULT_PORT,
+                     help=f"moto server port (default {DEFAULT_PORT})")
     dev.add_argument("--template", type=Path, default=Path("template.yaml"))
     dev.set_defaults(func=cmd_serve)
     dev_sub = dev.add_subparsers(metavar="ACTION")
@@ -36,15 +40,36 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     put.add_argument("paths", nargs="+", type=Path, metavar="PDF")
     put.add_argument("--perspective", choices=PERSPECTIVES, default="general")
     put.add_argument("--timeout", type=float, default=600.0, help="seconds to wait per file")
-    put.set_defaults(func=cmd_put)
+    put.set_defaults(func=_guarded(cmd_put))
     ask = dev_sub.add_parser("ask", help="send a question through the answer queue and print the reply")
     ask.add_argument("question")
     ask.add_argument("--timeout", type=float, default=300.0)
-    ask.set_defaults(func=cmd_ask)
+    ask.set_defaults(func=_guarded(cmd_ask))
     rm = dev_sub.add_parser("rm", help="delete a library object (S3 key or file name)")
     rm.add_argument("key")
     rm.add_argument("--timeout", type=float, default=120.0)
-    rm.set_defaults(func=cmd_rm)
+    rm.set_defaults(func=_guarded(cmd_rm))
+
+
+def _guarded(command):
+    """The command, with a lost connection to the local stack (stopped mid-wait) as a one-line error."""
+
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        from botocore.exceptions import EndpointConnectionError
+
+        try:
+            return command(args, settings)
+        except EndpointConnectionError:
+            raise ConfigurationError("the local stack stopped (restart it with `lcabot dev`)") from None
+
+    return run
+
+
+def port_number(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 65535, got {value}")
+    return value
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -69,10 +94,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
                       f"(or any S3 client: s3://{library}/library/<perspective>/…)\n"
                       f"  ask:        lcabot dev ask \"What cut-off does the PEF method allow?\"\n"
                       "Ctrl-C stops.")
+        stop = threading.Event()
+        threads = [threading.Thread(target=_poll, args=(p, stop), name=p.function_name, daemon=True)
+                   for p in pollers]  # one per queue: like Lambda, a long ingest never delays an answer
+        for thread in threads:
+            thread.start()
         while True:
-            busy = sum(p.poll_once(wait_s=0)[0] for p in pollers)
-            if not busy:
-                time.sleep(0.5)
+            time.sleep(0.5)
     except KeyboardInterrupt:
         console.print("stopped")
         return 0
@@ -80,10 +108,32 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         server.stop()
 
 
+def _poll(poller, stop: threading.Event) -> None:
+    """Feed one queue to its handler until ``stop``; one line per batch on the console."""
+    while not stop.is_set():
+        try:
+            handled, failed = poller.poll_once(wait_s=1)
+        except Exception as err:  # the loop must survive anything a handler or moto raises
+            console.print(f"[red]{poller.function_name}: {escape(type(err).__name__)}: {escape(str(err))}[/]")
+            time.sleep(1)
+            continue
+        if failed:
+            console.print(f"[red]{poller.function_name}: {failed} of {handled} record(s) failed; SQS retries them, "
+                          "then moves them to the dead-letter queue[/]")
+        elif handled:
+            console.print(f"[dim]{poller.function_name}: {handled} record(s) done[/]")
+
+
 def _connect(settings: Settings) -> dict[str, str]:
     from lcabot import devloop
 
     state = devloop.read_state(settings.home)
+    endpoint = urlsplit(state["endpoint_url"])
+    try:
+        socket.create_connection((endpoint.hostname, endpoint.port), timeout=2).close()
+    except OSError:
+        raise ConfigurationError(f"the local stack at {state['endpoint_url']} is not running "
+                                 "(start it with `lcabot dev`)") from None
     devloop.use_endpoint(state["endpoint_url"])
     return state["env"]
 
@@ -93,17 +143,23 @@ def cmd_put(args: argparse.Namespace, settings: Settings) -> int:
 
     from lcabot.cloud.aws import DynamoStatusStore
 
+    for path in args.paths:
+        if not path.is_file() or path.suffix.lower() != ".pdf":
+            reason = "is not a .pdf file" if path.is_file() else "does not exist or is not a file"
+            console.print(f"[red]{escape(str(path))} {reason}; nothing uploaded[/]")
+            return 2
     env = _connect(settings)
     s3 = boto3.client("s3")
     status = DynamoStatusStore(env["LCABOT_STATUS_TABLE"])
     failed = 0
     for path in args.paths:
         key = f"library/{args.perspective}/{path.name}"
+        before = status.get(key)
         etag = s3.put_object(Bucket=env["LCABOT_LIBRARY_BUCKET"], Key=key, Body=path.read_bytes(),
                              ContentType="application/pdf")["ETag"].strip('"')
         with console.status(f"{key}: uploaded, waiting for the ingest Lambda…"):
             deadline = time.monotonic() + args.timeout
-            while (current := status.get(key)) is None or current.etag != etag:
+            while (current := status.get(key)) is None or current == before or current.etag != etag:
                 if time.monotonic() > deadline:
                     console.print(f"[red]{escape(key)}: no status after {args.timeout:.0f} s; is `lcabot dev` "
                                   "running?[/]")
@@ -122,13 +178,13 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from lcabot.outbox import LocalOutbox
 
     env = _connect(settings)
-    dedupe_key = f"cli-{uuid.uuid4()}"
-    job = AnswerJob(dedupe_key, ConversationRef("local", "cli"), os.environ.get("USER", "cli"), args.question)
+    channel = f"cli-{uuid.uuid4()}"  # its own conversation: the reply (answer or notice) is the one on this channel
+    job = AnswerJob(channel, ConversationRef("local", channel), os.environ.get("USER", "cli"), args.question)
     boto3.client("sqs").send_message(QueueUrl=env["LCABOT_ANSWER_QUEUE_URL"], MessageBody=job.to_json())
     outbox = LocalOutbox(settings.home / "outbox")
     with console.status("waiting for the answer Lambda…"):
         deadline = time.monotonic() + args.timeout
-        while not (reply := [e for e in outbox.read() if e.get("dedupe_key") == dedupe_key]):
+        while not (reply := [e for e in outbox.read() if e.get("channel") == channel]):
             if time.monotonic() > deadline:
                 console.print(f"[red]no reply after {args.timeout:.0f} s; is `lcabot dev` running?[/]")
                 return 1

@@ -127,9 +127,18 @@ def start_moto_server(port: int):
     """moto server (S3, SQS, DynamoDB, Secrets Manager …) on ``127.0.0.1:port``, started, without its
     per-request access log. Returns the ``ThreadedMotoServer``; ``stop()`` ends it."""
     import logging
+    import socket
 
     from moto.server import ThreadedMotoServer
 
+    from lcabot.errors import ConfigurationError
+
+    with socket.socket() as probe:  # moto's own start would wait forever on a taken port
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise ConfigurationError(f"port {port} on 127.0.0.1 is in use (another `lcabot dev`?); "
+                                     "stop it or pass --port") from None
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

@@ -131,10 +131,17 @@ class SqliteIndex:
             self._bump(cur)
 
     def delete_document(self, doc_id: str) -> bool:
-        """Delete a document, its chunks and pages. Returns False when it was not indexed."""
-        with self._lock, self._transaction() as cur:
-            deleted = cur.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount
-            self._bump(cur)
+        """Delete a document, its chunks and pages. Returns False when it was not indexed.
+
+        Raises:
+            IndexWriteError: SQLite refused the delete (locked, disk full); nothing was deleted.
+        """
+        try:
+            with self._lock, self._transaction() as cur:
+                deleted = cur.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount
+                self._bump(cur)
+        except sqlite3.Error as err:
+            raise IndexWriteError(f"{doc_id}: the index refused the delete ({err}); nothing was deleted") from err
         return deleted > 0
 
     def _transaction(self) -> _Transaction:

@@ -204,8 +204,16 @@ class Library:
         if record is None:
             return _status(key, "removed", messages.not_indexed(source))
         self.index.delete_document(record.doc_id)
+        self._rehome(record.doc_id, change.bucket, key)
         return _status(key, "removed", messages.removed(source, record.n_chunks), doc_id=record.doc_id,
                        title=record.title, perspective=record.perspective)
+
+    def _rehome(self, doc_id: str, bucket: str, removed_key: str) -> None:
+        """Other keys holding the same bytes were recorded as duplicates of the removed one; index them now, so
+        deleting one copy never takes the content out of the library."""
+        for other in self.status.with_doc_id(doc_id):
+            if other.source_key != removed_key and other.status == "unchanged" and in_library(other.source_key):
+                self.status.put(self._created(ObjectChange("created", bucket, other.source_key)))
 
 
 def _status(key: str, status: str, message: str, **fields) -> DocumentStatus:

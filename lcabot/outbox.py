@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from collections.abc import Sequence
@@ -47,7 +48,7 @@ class LocalOutbox:
                       "text": text})
 
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
-        target = self.directory / "files" / conversation.channel
+        target = self.directory / "files" / _safe_name(conversation.channel)
         target.mkdir(parents=True, exist_ok=True)
         copied = [str(Path(shutil.copy2(f, target / f.name))) for f in files]
         self._append({"kind": "files", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
@@ -63,3 +64,9 @@ class LocalOutbox:
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _safe_name(channel: str) -> str:
+    """A channel id as one safe folder name: ``../x`` or ``/etc`` can never leave the outbox."""
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", channel).strip("_")
+    return name or "_"

@@ -111,6 +111,8 @@ class StatusStore(Protocol):
 
     def get(self, source_key: str) -> DocumentStatus | None: ...
 
+    def with_doc_id(self, doc_id: str) -> list[DocumentStatus]: ...
+
 
 class PlatformClient(Protocol):
     """Delivers to a chat platform (Slack, Teams, or the local outbox). Rendering is the client's job."""

@@ -21,7 +21,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
-from lcabot.errors import DocumentError, TooLargeError
+from lcabot.errors import DocumentError, ObjectNotFoundError, TooLargeError
 from lcabot.jobs import MalformedJobError, ReportJob, parse_job
 from lcabot.report import write_report
 
@@ -63,6 +63,10 @@ def report(job: ReportJob) -> dict:
     except DocumentError as err:
         client.post_notice(job.conversation, messages.report_refused(str(err)))
         return {"delivered": "notice", "reason": err.reason}
+    except ObjectNotFoundError:
+        client.post_notice(job.conversation, messages.report_refused(f"{job.file.name} was not found (it may have "
+                                                                     "been deleted); please share it again"))
+        return {"delivered": "notice", "reason": "not_found"}
     return {"delivered": "files"}
 
 

@@ -10,13 +10,14 @@ import json
 from dataclasses import asdict, fields
 
 import boto3
+from boto3.dynamodb.conditions import Attr
 from botocore.exceptions import ClientError
 
 from lcabot.errors import ConfigurationError, ObjectNotFoundError
 from lcabot.models import DocumentStatus
 from lcabot.ports import ObjectInfo
 
-_MISSING = ("404", "NoSuchKey", "NotFound")
+_MISSING = ("404", "NoSuchKey", "NotFound", "NoSuchBucket")
 
 
 class S3ObjectStore:
@@ -67,14 +68,26 @@ class DynamoStatusStore:
 
     def get(self, source_key: str) -> DocumentStatus | None:
         item = self._table.get_item(Key={"source_key": source_key}, ConsistentRead=True).get("Item")
-        if item is None:
-            return None
-        known = {f.name for f in fields(DocumentStatus)}
-        values = {k: v for k, v in item.items() if k in known}
-        for name in ("n_pages", "n_chunks"):
-            values[name] = int(values.get(name, 0))
-        values["pages_without_text"] = tuple(int(p) for p in values.get("pages_without_text", ()))
-        return DocumentStatus(**values)
+        return None if item is None else _status(item)
+
+    def with_doc_id(self, doc_id: str) -> list[DocumentStatus]:
+        """Every key whose last status names ``doc_id`` (a scan: fine for a library of thousands of documents)."""
+        items, kwargs = [], {"FilterExpression": Attr("doc_id").eq(doc_id), "ConsistentRead": True}
+        while True:
+            page = self._table.scan(**kwargs)
+            items += page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return sorted((_status(i) for i in items), key=lambda s: s.source_key)
+            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _status(item: dict) -> DocumentStatus:
+    known = {f.name for f in fields(DocumentStatus)}
+    values = {k: v for k, v in item.items() if k in known}
+    for name in ("n_pages", "n_chunks"):
+        values[name] = int(values.get(name, 0))
+    values["pages_without_text"] = tuple(int(p) for p in values.get("pages_without_text", ()))
+    return DocumentStatus(**values)
 
 
 def secret_field(secret_arn: str, name: str, client=None, *, required: bool = True) -> str | None:

@@ -58,3 +58,10 @@ def test_a_study_above_the_size_limit_is_refused_with_a_notice(stack, monkeypatc
         reset_handlers()
     notice = deliveries(stack, "notice")[-1]["text"]
     assert notice == messages.report_refused("big.pdf: 2.3 MB is above the limit of 1.0 MB")
+
+
+def test_a_report_job_for_a_missing_file_gets_a_notice_without_retries(stack):
+    send_report_job(stack, "T1|C-report|1764460800.000800", "uploads/T1/never-uploaded.pdf", "never-uploaded.pdf")
+    assert stack.report() == (1, 0)
+    assert deliveries(stack, "notice")[-1]["text"] == messages.report_refused(
+        "never-uploaded.pdf was not found (it may have been deleted); please share it again")

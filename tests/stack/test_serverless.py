@@ -233,3 +233,20 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
     assert reply["answer"] == "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil). [1]"
     assert [(c["source"], c["page"]) for c in reply["citations"]] == [(COFFEE_SOURCE, 11)]
     assert stub.requests[0].headers["x-api-key"] == "sk-ant-stack-test"
+
+
+def test_deleting_one_of_two_copies_keeps_the_content_searchable_under_the_other(library, tmp_path):
+    data = hostile.plain(tmp_path, "copy.pdf", "The shared copy reports 5.5 kg CO2e per widget.").read_bytes()
+    first, second = "library/public/copy one.pdf", "library/academic/copy two.pdf"
+    library.put(first, data)
+    library.ingest()
+    library.put(second, data)
+    library.ingest()
+    assert (library.status(first).status, library.status(second).status) == ("indexed", "unchanged")
+    library.s3.delete_object(Bucket=library.library_bucket, Key=first)
+    library.ingest()
+    assert library.status(first).status == "removed"
+    moved = library.status(second)
+    assert (moved.status, moved.perspective) == ("indexed", "academic")
+    docs = [d for d in index(library).documents() if d.doc_id == moved.doc_id]
+    assert [(d.source_key, d.perspective) for d in docs] == [(second, "academic")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +115,36 @@ def test_graph_fragment_links_sections_to_their_parents_with_pages():
     cut_off = next(n for n in fragment["nodes"] if n["name"] == "7.6 Cut-off")
     assert [c["page"] for c in cut_off["citations"]] == [61, 62]
     assert graph.fragment_key("library/general/g.pdf") != graph.fragment_key("library/general/h.pdf")
+
+
+def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
+    from lcabot.outbox import LocalOutbox
+
+    report = tmp_path / "report.md"
+    report.write_text("# CFP")
+    outbox = LocalOutbox(tmp_path / "outbox")
+    for channel in ("../../../../tmp/pwned", "/etc", "..", "C1/../../x"):
+        outbox.post_files(ConversationRef("local", channel), [report], "done")
+    delivered = [Path(f) for e in outbox.read() for f in e["files"]]
+    assert len(delivered) == 4
+    assert all(p.resolve().is_relative_to((tmp_path / "outbox" / "files").resolve()) for p in delivered)
+
+
+def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error(tmp_path):
+    import sqlite3
+
+    from lcabot.errors import IndexWriteError
+    from lcabot.index_sqlite import SqliteIndex
+    from tests.contract.search_index_contract import COFFEE
+
+    index = SqliteIndex(tmp_path / "i.sqlite3", 384)
+    index.upsert_document(*COFFEE)
+    locker = sqlite3.connect(tmp_path / "i.sqlite3", timeout=0)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(IndexWriteError, match="refused the delete"):
+            index.delete_document("d-coffee")
+    finally:
+        locker.rollback()
+        locker.close()
+    assert [d.doc_id for d in index.documents()] == ["d-coffee"]

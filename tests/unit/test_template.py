@@ -95,11 +95,14 @@ def test_ingest_is_notified_only_for_library_pdfs(template: dict[str, Any]) -> N
     notifying = {name for name, b in buckets.items() if "NotificationConfiguration" in b["Properties"]}
     assert notifying == {"LibraryBucket"}
     entries = buckets["LibraryBucket"]["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
-    assert sorted(e["Event"] for e in entries) == ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]
+    filters = set()
     for entry in entries:
         assert entry["Queue"] == {"Fn::GetAtt": ["IngestQueue", "Arn"]}
         rules = {r["Name"]: r["Value"] for r in entry["Filter"]["S3Key"]["Rules"]}
-        assert rules == {"prefix": "library/", "suffix": ".pdf"}
+        filters.add((entry["Event"], rules["prefix"], rules["suffix"]))
+        assert set(rules) == {"prefix", "suffix"}
+    assert filters == {(event, "library/", suffix) for event in ("s3:ObjectCreated:*", "s3:ObjectRemoved:*")
+                       for suffix in (".pdf", ".PDF")}  # suffix rules are case-sensitive
 
 
 def test_queue_policy_admits_only_the_library_bucket_without_a_cycle(template: dict[str, Any]) -> None:
@@ -363,10 +366,13 @@ def assert_only_library_pdfs_reach_ingest(stack: devstack.StackResources, s3: An
 
     s3.put_object(Bucket=library, Key="graph/fragments/x.pdf", Body=b"{}")
     s3.put_object(Bucket=library, Key="library/academic/notes.txt", Body=b"x")
-    s3.put_object(Bucket=library, Key="library/academic/UPPER.PDF", Body=b"x")  # the suffix is case-sensitive
     for other in ("ArtifactsBucket", "ReportsBucket"):
         s3.put_object(Bucket=stack.buckets[other], Key="library/academic/copy.pdf", Body=b"x")
     assert receive_all(sqs, ingest) == []
+
+    s3.put_object(Bucket=library, Key="library/academic/UPPER.PDF", Body=b"%PDF-1.7")
+    (upper,) = receive_all(sqs, ingest)
+    assert upper["Records"][0]["s3"]["object"]["key"] == "library%2Facademic%2FUPPER.PDF"
 
     s3.delete_object(Bucket=library, Key=PDF_KEY)
     (removed,) = receive_all(sqs, ingest)
