@@ -26,6 +26,9 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0 with the written paths and a one-line summary; exit 2 with a one-line reason for an unusable file."""
     from lcabot.report import write_report
 
+    if args.out.exists() and not args.out.is_dir():
+        print(f"{args.out} is a file; -o needs a directory for the three report files", file=sys.stderr)
+        return 2
     try:
         data = args.study.read_bytes()
     except OSError as err:
