@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
+from typing import Any
 
+from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
 
 from lcabot.config import Settings
 from lcabot.errors import ConfigurationError
-from lcabot.jobs import ConversationRef
+from lcabot.jobs import ConversationRef, MalformedJobError, parse_job
 from lcabot.ports import PlatformClient
 
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # longer than any redelivery: SQS keeps a message at most 14 days, S3 retries less
@@ -76,3 +82,51 @@ def platform_client(conversation: ConversationRef) -> PlatformClient:
 
         return LocalOutbox(settings().home / "outbox")
     raise ConfigurationError(f"no client for platform {conversation.platform!r}")
+
+
+class JobWorker:
+    """The SQS record handler of a job queue: parse the job (a wrong kind is malformed), run it once per dedupe key
+    (powertools idempotency), and on the last failed delivery tell the user ``failed_text()`` before the record
+    goes to the dead-letter queue.
+
+    Args:
+        kind: ``AnswerJob`` or ``ReportJob``.
+        run: does the job and delivers its result; returns a small JSON-able summary for the log.
+    """
+
+    def __init__(self, kind: type, run: Callable[[Any], dict], failed_text: Callable[[], str], logger: Logger):
+        self.kind = kind
+        self.run = run
+        self.failed_text = failed_text
+        self.logger = logger
+        self._once: Callable[..., dict] | None = None
+
+    def reset(self) -> None:
+        """Forget the idempotency layer (built at the first record from the environment)."""
+        self._once = None
+
+    def parse(self, body: str) -> Any:
+        job = parse_job(body)
+        if not isinstance(job, self.kind):
+            raise MalformedJobError(f"a {self.kind.__name__} queue received a {type(job).__name__}")
+        return job
+
+    def __call__(self, record: SQSRecord) -> None:
+        job = self.parse(record.body)
+        if self._once is None:
+            persistence, config = idempotency()
+
+            @idempotent_function(data_keyword_argument="payload", persistence_store=persistence, config=config)
+            def once(payload: dict) -> dict:
+                return self.run(self.parse(payload["body"]))
+
+            self._once = once
+        payload = {"idempotency_key": f"{self.kind.__name__}|{job.dedupe_key}", "body": record.body}
+        try:
+            outcome = self._once(payload=payload)
+        except Exception:
+            if is_last_attempt(record):
+                platform_client(job.conversation).post_notice(job.conversation, self.failed_text())
+            self.logger.exception("job failed", extra={"dedupe_key": job.dedupe_key})
+            raise
+        self.logger.info("job done", extra={"dedupe_key": job.dedupe_key, **outcome})

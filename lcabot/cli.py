@@ -143,9 +143,7 @@ def print_answer(answer: Answer) -> None:
     if answer.citations:
         console.print("\n[bold]Sources[/]")
         for c in answer.citations:
-            page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
-            section = f", {c.section}" if c.section else ""
-            console.print(f"[{c.number}] {escape(c.title)} ({escape(c.source)}){escape(section)}, {page}")
+            console.print(escape(messages.citation(c)))
     console.print(f"[dim]mode: {answer.retrieval_mode}, answered by: {answer.generator}[/]")
 
 

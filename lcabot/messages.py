@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcabot.models import DocumentRecord
+from lcabot.models import Citation, DocumentRecord
 
 
 def unchanged(source: str) -> str:
@@ -118,3 +118,10 @@ def report_summary(source: str, filled: int, fields: int, scenarios: int, mismat
 
 def report_unreadable(path: str, reason: str) -> str:
     return f"{path}: cannot be read ({reason})"
+
+
+def citation(c: Citation) -> str:
+    """``[n] title (file), section, p. label (PDF p. n)``; the PDF page only when it differs from the label."""
+    page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
+    section = f", {c.section}" if c.section else ""
+    return f"[{c.number}] {c.title} ({c.source}){section}, {page}"

@@ -13,19 +13,18 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from lcabot import messages
 from lcabot.jobs import AnswerJob, ConversationRef
 from lcabot.models import Answer
 
 
 def render_text(answer: Answer) -> str:
-    """Plain text: the answer, its notes, then numbered sources (title, file, section, printed page)."""
+    """Plain text: the answer, its notes, the numbered sources (title, file, section, printed page), then the
+    retrieval mode and the generator (as ``lcabot ask`` prints them)."""
     lines = [answer.text, *(f"note: {n}" for n in answer.notes)]
     if answer.citations:
-        lines.append("Sources")
-        for c in answer.citations:
-            page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
-            section = f", {c.section}" if c.section else ""
-            lines.append(f"[{c.number}] {c.title} ({c.source}){section}, {page}")
+        lines += ["", "Sources", *(messages.citation(c) for c in answer.citations)]
+    lines.append(f"mode: {answer.retrieval_mode}, answered by: {answer.generator}")
     return "\n".join(lines)
 
 

@@ -11,15 +11,13 @@ from functools import cache
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.idempotency import idempotent_function
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
 from lcabot.answering import Answerer
 from lcabot.errors import QuestionError
-from lcabot.jobs import AnswerJob, MalformedJobError, parse_job
+from lcabot.jobs import AnswerJob
 
 logger = Logger(service="lcabot-answer")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
@@ -44,36 +42,11 @@ def answer(job: AnswerJob) -> dict:
     return {"delivered": "answer", "abstained": result.abstained, "citations": len(result.citations)}
 
 
-@cache
-def _idempotent_answer():
-    persistence, config = runtime.idempotency()
-
-    @idempotent_function(data_keyword_argument="payload", persistence_store=persistence, config=config)
-    def run(payload: dict) -> dict:
-        job = parse_job(payload["body"])
-        if not isinstance(job, AnswerJob):
-            raise MalformedJobError(f"the answer queue received a {type(job).__name__}")
-        return answer(job)
-
-    return run
-
-
-def _record(record: SQSRecord) -> None:
-    job = parse_job(record.body)
-    if not isinstance(job, AnswerJob):
-        raise MalformedJobError(f"the answer queue received a {type(job).__name__}")
-    try:
-        outcome = _idempotent_answer()(payload={"idempotency_key": f"answer|{job.dedupe_key}", "body": record.body})
-    except Exception:
-        if runtime.is_last_attempt(record):
-            runtime.platform_client(job.conversation).post_notice(job.conversation, messages.answer_failed())
-        logger.exception("answer job failed", extra={"dedupe_key": job.dedupe_key})
-        raise
-    logger.info("answer job done", extra={"dedupe_key": job.dedupe_key, **outcome})
+worker = runtime.JobWorker(AnswerJob, answer, messages.answer_failed, logger)
 
 
 @logger.inject_lambda_context
 def handler(event: dict, context: LambdaContext) -> dict:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=_record, processor=processor, context=context)
+    return process_partial_response(event=event, record_handler=worker, processor=processor, context=context)

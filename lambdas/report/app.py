@@ -15,14 +15,12 @@ from pathlib import Path
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.idempotency import idempotent_function
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
 from lcabot.errors import DocumentError, ObjectNotFoundError, TooLargeError
-from lcabot.jobs import MalformedJobError, ReportJob, parse_job
+from lcabot.jobs import ReportJob
 from lcabot.report import write_report
 
 logger = Logger(service="lcabot-report")
@@ -70,36 +68,11 @@ def report(job: ReportJob) -> dict:
     return {"delivered": "files"}
 
 
-@cache
-def _idempotent_report():
-    persistence, config = runtime.idempotency()
-
-    @idempotent_function(data_keyword_argument="payload", persistence_store=persistence, config=config)
-    def run(payload: dict) -> dict:
-        job = parse_job(payload["body"])
-        if not isinstance(job, ReportJob):
-            raise MalformedJobError(f"the report queue received a {type(job).__name__}")
-        return report(job)
-
-    return run
-
-
-def _record(record: SQSRecord) -> None:
-    job = parse_job(record.body)
-    if not isinstance(job, ReportJob):
-        raise MalformedJobError(f"the report queue received a {type(job).__name__}")
-    try:
-        outcome = _idempotent_report()(payload={"idempotency_key": f"report|{job.dedupe_key}", "body": record.body})
-    except Exception:
-        if runtime.is_last_attempt(record):
-            runtime.platform_client(job.conversation).post_notice(job.conversation, messages.report_failed())
-        logger.exception("report job failed", extra={"dedupe_key": job.dedupe_key})
-        raise
-    logger.info("report job done", extra={"dedupe_key": job.dedupe_key, **outcome})
+worker = runtime.JobWorker(ReportJob, report, messages.report_failed, logger)
 
 
 @logger.inject_lambda_context
 def handler(event: dict, context: LambdaContext) -> dict:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=_record, processor=processor, context=context)
+    return process_partial_response(event=event, record_handler=worker, processor=processor, context=context)

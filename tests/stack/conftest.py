@@ -29,9 +29,10 @@ def free_port() -> int:
 def reset_handlers() -> None:
     """Forget what the handlers built at 'cold start' so the next invocation reads the environment again."""
     for cached in (runtime.settings, runtime.idempotency, ingest_app.library, ingest_app._idempotent_apply,
-                   answer_app.answerer, answer_app._idempotent_answer, report_app.embedder,
-                   report_app._idempotent_report):
+                   answer_app.answerer, report_app.embedder):
         cached.cache_clear()
+    answer_app.worker.reset()
+    report_app.worker.reset()
 
 
 class Stack:
