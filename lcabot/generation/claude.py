@@ -26,19 +26,18 @@ _BLOCK_TAG = re.compile(r"<(?=\s*/?\s*evidence)", re.I)  # document text must no
 RETRIES = 2
 
 
-class ClaudeGenerator:
-    """Generator using the Anthropic Messages API.
+class MessagesClient:
+    """The Anthropic Messages API with one deadline for the whole call: 408/409/429/5xx/529 and connection errors
+    are retried up to twice with backoff (or the API's ``retry-after``) only while the deadline has not passed. The
+    SDK's own retries are off: they would give every attempt the full timeout.
 
     Args:
-        api_key: Anthropic API key (from ``ANTHROPIC_API_KEY``).
+        api_key: Anthropic API key (from ``ANTHROPIC_API_KEY``), sent as ``x-api-key``.
         model: model id, e.g. ``claude-sonnet-4-5`` (``LCABOT_ANTHROPIC_MODEL``).
-        timeout_s: deadline for the whole call: 408/409/429/5xx/529 and connection errors are retried up to twice
-            with backoff only while it has not passed.
+        timeout_s: deadline for one :meth:`create`, retries included.
         base_url: API base URL; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its default.
-        max_tokens: output budget; a reply that hits it is refused as incomplete.
+        max_tokens: output budget per call.
     """
-
-    name = "claude"
 
     def __init__(self, api_key: str, model: str, timeout_s: float = 60.0, base_url: str | None = None,
                  max_tokens: int = 1500) -> None:
@@ -51,27 +50,22 @@ class ClaudeGenerator:
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
             default_headers={"x-api-key": api_key, "Authorization": anthropic.omit},
         )
-        self._model = model
-        self._max_tokens = max_tokens
-        self._timeout_s = timeout_s
+        self.model = model
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
 
-    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
-        """Raises GenerationError (API error, timeout, unparseable reply) or IncompleteGenerationError."""
-        response = self._create(_messages(question, evidence, history))
-        if response.stop_reason == "max_tokens":
-            raise IncompleteGenerationError("the reply hit the max_tokens limit")
-        text = "".join(getattr(block, "text", "") for block in response.content)
-        return parse_claims(text)
+    def create(self, system: str, messages: list[dict[str, Any]], **extra: Any) -> Any:
+        """One Messages API call (``extra``: e.g. ``tools``, ``tool_choice``); returns the SDK's message.
 
-    def _create(self, messages: list[dict[str, Any]]) -> Any:
-        """One Messages API call, retried within ``timeout_s`` (the SDK's own retries would each get the full
-        timeout, so a slow API could hold the caller for three timeouts plus backoff)."""
-        deadline = time.monotonic() + self._timeout_s
+        Raises:
+            GenerationError: an error that is not retried, the last retry failed, or the deadline passed.
+        """
+        deadline = time.monotonic() + self.timeout_s
         for attempt in range(RETRIES + 1):
             try:
                 return self._client.messages.create(
-                    model=self._model, max_tokens=self._max_tokens, system=SYSTEM_PROMPT, messages=messages,
-                    timeout=max(deadline - time.monotonic(), 0.001),
+                    model=self.model, max_tokens=self.max_tokens, system=system, messages=messages,
+                    timeout=max(deadline - time.monotonic(), 0.001), **extra,
                 )
             except self._anthropic.APIError as err:
                 wait = self._retry_delay(err, attempt)
@@ -95,14 +89,38 @@ class ClaudeGenerator:
             return backoff
 
 
+class ClaudeGenerator:
+    """Generator using the Anthropic Messages API (arguments as for :class:`MessagesClient`)."""
+
+    name = "claude"
+
+    def __init__(self, api_key: str, model: str, timeout_s: float = 60.0, base_url: str | None = None,
+                 max_tokens: int = 1500) -> None:
+        self._api = MessagesClient(api_key, model, timeout_s, base_url, max_tokens)
+
+    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
+        """Raises GenerationError (API error, timeout, unparseable reply) or IncompleteGenerationError."""
+        response = self._api.create(SYSTEM_PROMPT, _messages(question, evidence, history))
+        if response.stop_reason == "max_tokens":
+            raise IncompleteGenerationError("the reply hit the max_tokens limit")
+        text = "".join(getattr(block, "text", "") for block in response.content)
+        return parse_claims(text)
+
+
+def evidence_line(item: dict[str, Any]) -> str:
+    """One evidence object as a JSON line for the ``<evidence>`` block; ``<`` before ``evidence`` is escaped so
+    document text can never open or close the block."""
+    return _BLOCK_TAG.sub(r"\\u003c", json.dumps(item, ensure_ascii=False))
+
+
 def _messages(question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for turn in history[-4:]:
         messages.append({"role": "user", "content": turn.question})
         messages.append({"role": "assistant", "content": turn.answer or "(no answer)"})
     documents = "\n".join(
-        _BLOCK_TAG.sub(r"\\u003c", json.dumps({"id": e.evidence_id, "document": e.title, "section": e.section,
-                                                "page": e.page_label, "text": e.text}, ensure_ascii=False))
+        evidence_line({"id": e.evidence_id, "document": e.title, "section": e.section, "page": e.page_label,
+                       "text": e.text})
         for e in evidence
     )
     content = (

@@ -9,13 +9,12 @@ On any API failure, timeout or unusable reply, the extractive filler fills the r
 from __future__ import annotations
 
 import json
-import random
 import re
-import time
 from typing import Any
 
 from lcabot import messages
 from lcabot.errors import GenerationError, IncompleteGenerationError
+from lcabot.generation.claude import MessagesClient, evidence_line
 from lcabot.normalize import match_key
 from lcabot.report.extractive import ExtractiveFiller
 from lcabot.report.model import FieldResult, Quote
@@ -30,10 +29,8 @@ character for character from that passage (the whole passage or a contiguous par
 this study (not other studies it cites). Leave a field's list empty when no passage states it: the report then reads
 [Information not provided]. Never write anything that is not copied from a passage."""
 TOOL = "fill_report"
-RETRIES = 2
 PER_FIELD = 6  # cue-matched passages offered per field
 RETRIEVED = 3  # plus the best retrieved passages of the field's query, cue or not
-_BLOCK_TAG = re.compile(r"<(?=\s*/?\s*evidence)", re.I)
 
 
 class ClaudeFiller:
@@ -51,16 +48,7 @@ class ClaudeFiller:
 
     def __init__(self, api_key: str, model: str, timeout_s: float = 60.0, *, fallback: ExtractiveFiller,
                  base_url: str | None = None, max_tokens: int = 4000) -> None:
-        import anthropic
-
-        self._anthropic = anthropic
-        self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
-            default_headers={"x-api-key": api_key, "Authorization": anthropic.omit},
-        )
-        self._model = model
-        self._timeout_s = timeout_s
-        self._max_tokens = max_tokens
+        self._api = MessagesClient(api_key, model, timeout_s, base_url, max_tokens)
         self._fallback = fallback
         self.used = self.name
         self.notes: list[str] = []
@@ -89,7 +77,8 @@ class ClaudeFiller:
         return units
 
     def _call(self, study: Study, specs: list, offered: dict[str, Unit]) -> dict[str, list[dict[str, Any]]]:
-        response = self._create(_messages(study, specs, offered), _tool(specs))
+        response = self._api.create(SYSTEM_PROMPT, _messages(study, specs, offered), tools=[_tool(specs)],
+                                    tool_choice={"type": "tool", "name": TOOL})
         if response.stop_reason == "max_tokens":
             raise IncompleteGenerationError("the reply hit the max_tokens limit")
         for block in response.content:
@@ -101,35 +90,6 @@ class ClaudeFiller:
             return _parse(json.loads(match.group(0)) if match else None)
         except json.JSONDecodeError:
             raise GenerationError("the model's reply was not the structured report asked for") from None
-
-    def _create(self, msgs: list[dict[str, Any]], tool: dict[str, Any]) -> Any:
-        deadline = time.monotonic() + self._timeout_s
-        for attempt in range(RETRIES + 1):
-            try:
-                return self._client.messages.create(
-                    model=self._model, max_tokens=self._max_tokens, system=SYSTEM_PROMPT, messages=msgs,
-                    tools=[tool], tool_choice={"type": "tool", "name": TOOL},
-                    timeout=max(deadline - time.monotonic(), 0.001),
-                )
-            except self._anthropic.APIError as err:
-                wait = self._retry_delay(err, attempt)
-                if wait is None or attempt == RETRIES or time.monotonic() + wait >= deadline:
-                    raise GenerationError(_describe(err)) from err
-                time.sleep(wait)
-        raise AssertionError("unreachable")
-
-    def _retry_delay(self, err: Exception, attempt: int) -> float | None:
-        backoff = 0.5 * 2**attempt * (1 - 0.25 * random.random())
-        if not isinstance(err, self._anthropic.APIStatusError):
-            return backoff if isinstance(err, self._anthropic.APIConnectionError) else None
-        verdict = err.response.headers.get("x-should-retry")
-        transient = err.status_code >= 500 or err.status_code in (408, 409, 429)
-        if verdict == "false" or (verdict != "true" and not transient):
-            return None
-        try:
-            return max(float(err.response.headers.get("retry-after", "")), 0.0)
-        except ValueError:
-            return backoff
 
 
 def _tool(specs: list) -> dict[str, Any]:
@@ -144,8 +104,8 @@ def _tool(specs: list) -> dict[str, Any]:
 
 def _messages(study: Study, specs: list, offered: dict[str, Unit]) -> list[dict[str, Any]]:
     lines = "\n".join(
-        _BLOCK_TAG.sub(r"\\u003c", json.dumps({"id": uid, "page": study.label(u.page), "section": u.section,
-                                                "table": u.context or None, "text": u.text}, ensure_ascii=False))
+        evidence_line({"id": uid, "page": study.label(u.page), "section": u.section, "table": u.context or None,
+                       "text": u.text})
         for uid, u in offered.items()
     )
     asked = "\n".join(f"- {spec.key}: {spec.label} ({section.title}; ISO 14067:2018 {spec.clause}); "
@@ -184,11 +144,3 @@ def _field(section: str, spec: FieldSpec, items: list[Any], offered: dict[str, U
             break
     return FieldResult(spec.key, spec.label, section, spec.clause, tuple(quotes))
 
-
-def _describe(err: Exception) -> str:
-    status = getattr(err, "status_code", None)
-    if status == 529:
-        return "Claude is overloaded (HTTP 529)"
-    if status is not None:
-        return f"Claude API error HTTP {status}"
-    return "Claude did not respond in time" if "timeout" in type(err).__name__.lower() else "Claude is unreachable"

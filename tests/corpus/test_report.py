@@ -198,7 +198,6 @@ def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, monkeypa
 
 
 def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder, monkeypatch):
-    pytest.importorskip("aws_lambda_powertools")
     from lambdas import runtime
     from lambdas.report import app
     from lcabot.jobs import ConversationRef, FileRef, ReportJob
