@@ -61,7 +61,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q
-	$(BIN)/ruff check lcabot lambdas tests bench scripts
+	$(BIN)/ruff check lcabot lambdas bot_handlers tests bench scripts
 
 bench: $(STAMP)
 	rm -rf $(BENCH_HOME)

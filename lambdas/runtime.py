@@ -76,26 +76,35 @@ def idempotency() -> tuple[DynamoDBPersistenceLayer, IdempotencyConfig]:
 
 
 def platform_client(conversation: ConversationRef) -> PlatformClient:
-    """The client that delivers into ``conversation`` (the job's platform)."""
-    if conversation.platform == "local":
-        from lcabot.outbox import LocalOutbox
+    """The client that delivers into ``conversation`` (the job's platform): Slack (bot token from
+    ``LCABOT_SLACK_BOT_TOKEN`` or ``LCABOT_SLACK_SECRET_ARN``), Teams (app id and password from ``MICROSOFT_APP_ID`` /
+    ``MICROSOFT_APP_PASSWORD`` or ``LCABOT_TEAMS_SECRET_ARN``), or the local outbox under ``LCABOT_HOME``."""
+    if conversation.platform == "slack":
+        from bot_handlers.slack.client import slack_client
 
-        return LocalOutbox(settings().home / "outbox")
-    raise ConfigurationError(f"no client for platform {conversation.platform!r}")
+        return slack_client()
+    if conversation.platform == "teams":
+        from bot_handlers.teams.client import teams_client
+
+        return teams_client()
+    from lcabot.outbox import LocalOutbox
+
+    return LocalOutbox(settings().home / "outbox")
 
 
 class JobWorker:
     """The SQS record handler of a job queue: parse the job (a wrong kind is malformed), run it once per dedupe key
-    (powertools idempotency), and on the last failed delivery tell the user ``failed_text()`` before the record
+    (powertools idempotency), and on the last failed delivery tell the user ``failed_text(job)`` before the record
     goes to the dead-letter queue.
 
     Args:
-        kind: ``AnswerJob`` or ``ReportJob``.
+        kind: the job class(es) this queue carries: ``AnswerJob``, or ``(ReportJob, IndexJob)``.
         run: does the job and delivers its result; returns a small JSON-able summary for the log.
     """
 
-    def __init__(self, kind: type, run: Callable[[Any], dict], failed_text: Callable[[], str], logger: Logger):
-        self.kind = kind
+    def __init__(self, kind: type | tuple[type, ...], run: Callable[[Any], dict],
+                 failed_text: Callable[[Any], str], logger: Logger):
+        self.kinds = kind if isinstance(kind, tuple) else (kind,)
         self.run = run
         self.failed_text = failed_text
         self.logger = logger
@@ -107,8 +116,9 @@ class JobWorker:
 
     def parse(self, body: str) -> Any:
         job = parse_job(body)
-        if not isinstance(job, self.kind):
-            raise MalformedJobError(f"a {self.kind.__name__} queue received a {type(job).__name__}")
+        if not isinstance(job, self.kinds):
+            names = "/".join(k.__name__ for k in self.kinds)
+            raise MalformedJobError(f"a {names} queue received a {type(job).__name__}")
         return job
 
     def __call__(self, record: SQSRecord) -> None:
@@ -121,12 +131,12 @@ class JobWorker:
                 return self.run(self.parse(payload["body"]))
 
             self._once = once
-        payload = {"idempotency_key": f"{self.kind.__name__}|{job.dedupe_key}", "body": record.body}
+        payload = {"idempotency_key": f"{type(job).__name__}|{job.dedupe_key}", "body": record.body}
         try:
             outcome = self._once(payload=payload)
         except Exception:
             if is_last_attempt(record):
-                platform_client(job.conversation).post_notice(job.conversation, self.failed_text())
+                platform_client(job.conversation).post_notice(job.conversation, self.failed_text(job))
             self.logger.exception("job failed", extra={"dedupe_key": job.dedupe_key})
             raise
         self.logger.info("job done", extra={"dedupe_key": job.dedupe_key, **outcome})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcabot.models import Citation, DocumentRecord
+from lcabot.models import Citation, DocumentRecord, DocumentStatus
 
 
 def unchanged(source: str) -> str:
@@ -125,3 +125,82 @@ def citation(c: Citation) -> str:
     page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
     section = f", {c.section}" if c.section else ""
     return f"[{c.number}] {c.title} ({c.source}){section}, {page}"
+
+
+# --- chat (Slack and Teams) ---------------------------------------------------------------------------------------
+
+def searching() -> str:
+    return "Searching the LCA library…"
+
+
+def report_started(name: str) -> str:
+    return f"Preparing an ISO 14067 carbon footprint study report for {name}… (about a minute)"
+
+
+def report_progress(name: str, stage: str) -> str:
+    return f"Report for {name}: {stage}…"
+
+
+def index_started(name: str, perspective: str) -> str:
+    return f"Adding {name} to the library ({perspective} perspective)…"
+
+
+def index_refused(detail: str) -> str:
+    return f"I cannot add this file to the library: {detail}"
+
+
+def index_waiting(name: str) -> str:
+    return f"{name} is in the library bucket; indexing it now. I will say here when it is searchable."
+
+
+def index_done(status: DocumentStatus) -> str:
+    """What the user hears when a PDF shared in chat has been through the ingest Lambda."""
+    name = status.source_key.rsplit("/", 1)[-1]
+    if status.status in ("indexed", "replaced", "unchanged"):
+        return f"{name} is searchable now: {status.message}"
+    return f"{name} was not added to the library: {status.message}"
+
+
+def rate_limited() -> str:
+    return ("You are asking faster than I can answer well. Please wait a minute and ask again; "
+            "nothing you asked before is lost.")
+
+
+def pdf_needs_intent(name: str) -> str:
+    return (f"I received {name}. Say `report` with it for an ISO 14067 carbon footprint study report, or "
+            "`index [academic|industry|public|eu_funding]` to add it to the library.")
+
+
+def only_pdfs(name: str) -> str:
+    return f"{name} is not a PDF; I can only read PDF files."
+
+
+def file_missing(intent: str) -> str:
+    return f"To {intent}, attach a PDF to the same message (or use /lca-report, which asks for the file)."
+
+
+def chat_help() -> str:
+    return ("Ask me an LCA question and I answer from the library, citing document, section and page. "
+            "Add `--graph` to use the knowledge graph too, or `--rag` for passages only. Attach a PDF with `report` "
+            "for an ISO 14067 report, or with `index` to add it to the library.")
+
+
+def mode_set(mode: str) -> str:
+    return f"Retrieval mode for this channel is now {mode_label(mode)}."
+
+
+def mode_is(mode: str) -> str:
+    return (f"Retrieval mode for this channel: {mode_label(mode)}. Change it with `rag` or `graph`; "
+            "a question can override it with `--rag` or `--graph`.")
+
+
+def mode_label(mode: str) -> str:
+    return "RAG + knowledge graph" if mode == "rag+graph" else "RAG only"
+
+
+def graph_unavailable() -> str:
+    return "The knowledge graph is not available yet, so this answer uses passage retrieval only."
+
+
+def feedback_thanks(vote: str) -> str:
+    return f"Thanks, your {'👍' if vote == 'up' else '👎'} is recorded with the question and the answer."

@@ -12,10 +12,12 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from lcabot import messages
-from lcabot.jobs import AnswerJob, ConversationRef
-from lcabot.models import Answer
+from lcabot.errors import NotAPdfError, TooLargeError
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef
+from lcabot.models import Answer, Turn
 
 
 def render_text(answer: Answer) -> str:
@@ -45,6 +47,29 @@ class LocalOutbox:
     def post_notice(self, conversation: ConversationRef, text: str) -> None:
         self._append({"kind": "notice", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
                       "text": text})
+
+    def post_progress(self, conversation: ConversationRef, text: str) -> None:
+        self._append({"kind": "progress", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
+                      "text": text})
+
+    def history(self, job: AnswerJob) -> tuple[Turn, ...]:
+        """The turns the job carries (the outbox has no threads to read)."""
+        return job.history
+
+    def download(self, file: FileRef, limit_bytes: int) -> bytes:
+        """A ``file://`` URL's bytes (the local platform's shared files are local paths).
+
+        Raises:
+            TooLargeError: the file is larger than ``limit_bytes``.
+            NotAPdfError: the URL is not a ``file://`` URL of an existing file.
+        """
+        path = Path(unquote(urlparse(file.url).path)) if file.url.startswith("file://") else None
+        if path is None or not path.is_file():
+            raise NotAPdfError(file.name, f"{file.url!r} is not a local file")
+        if path.stat().st_size > limit_bytes:
+            raise TooLargeError(file.name, f"{path.stat().st_size / 1048576:.1f} MB is above the limit of "
+                                           f"{limit_bytes / 1048576:.0f} MB")
+        return path.read_bytes()
 
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
         target = self.directory / "files" / _safe_name(conversation.channel)

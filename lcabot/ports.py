@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -12,7 +12,7 @@ import numpy as np
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, DocumentStatus, Evidence, Turn
 
 if TYPE_CHECKING:
-    from lcabot.jobs import AnswerJob, ConversationRef
+    from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 
 
 class Embedder(Protocol):
@@ -79,11 +79,13 @@ class Generator(Protocol):
 
 @dataclass(frozen=True)
 class ObjectInfo:
-    """An object's metadata: ``size`` in bytes and its ``etag`` (S3's, without quotes; a content hash locally)."""
+    """An object's metadata: ``size`` in bytes, its ``etag`` (S3's, without quotes; a content hash locally) and its
+    user-defined ``metadata`` (S3 ``x-amz-meta-*``, names lower-case; empty locally)."""
 
     key: str
     size: int
     etag: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
 
 
 class ObjectStore(Protocol):
@@ -115,10 +117,23 @@ class StatusStore(Protocol):
 
 
 class PlatformClient(Protocol):
-    """Delivers to a chat platform (Slack, Teams, or the local outbox). Rendering is the client's job."""
+    """Delivers to a chat platform (Slack, Teams, or the local outbox). Rendering is the client's job.
+
+    ``post_answer`` and ``post_files`` replace the conversation's progress message (``status_message``) when there
+    is one; ``post_progress`` updates it in place. ``history`` gives the earlier turns of the job's thread, oldest
+    first (Slack reads the thread; elsewhere the turns the job carries). ``download`` fetches a shared file's bytes
+    and raises :class:`lcabot.errors.TooLargeError` above ``limit_bytes`` (before downloading when the size is
+    known) and :class:`lcabot.errors.DocumentError` when what arrives is not the file (e.g. a login page).
+    """
 
     def post_answer(self, job: AnswerJob, answer: Answer) -> None: ...
 
     def post_notice(self, conversation: ConversationRef, text: str) -> None: ...
 
+    def post_progress(self, conversation: ConversationRef, text: str) -> None: ...
+
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None: ...
+
+    def history(self, job: AnswerJob) -> tuple[Turn, ...]: ...
+
+    def download(self, file: FileRef, limit_bytes: int) -> bytes: ...

@@ -7,6 +7,7 @@ the dead-letter queue, the user gets a short message instead of silence.
 
 from __future__ import annotations
 
+import dataclasses
 from functools import cache
 
 from aws_lambda_powertools import Logger
@@ -31,18 +32,22 @@ def answerer() -> Answerer:
 
 
 def answer(job: AnswerJob) -> dict:
-    """Answer one job and deliver it; an unaskable question (empty, too long) gets its reason as a notice."""
+    """Answer one job (with its thread's earlier turns) and deliver it; an unaskable question (empty, too long) gets
+    its reason as a notice. ``rag+graph`` asked before the knowledge graph exists is answered by retrieval alone,
+    and the answer says so."""
     client = runtime.platform_client(job.conversation)
     try:
-        result = answerer().ask(job.question, history=job.history, k=runtime.settings().top_k)
+        result = answerer().ask(job.question, history=client.history(job), k=runtime.settings().top_k)
     except QuestionError as err:
         client.post_notice(job.conversation, str(err))
         return {"delivered": "notice"}
+    if job.retrieval_mode == "rag+graph" and result.retrieval_mode == "rag" and not result.abstained:
+        result = dataclasses.replace(result, notes=(*result.notes, messages.graph_unavailable()))
     client.post_answer(job, result)
     return {"delivered": "answer", "abstained": result.abstained, "citations": len(result.citations)}
 
 
-worker = runtime.JobWorker(AnswerJob, answer, messages.answer_failed, logger)
+worker = runtime.JobWorker(AnswerJob, answer, lambda job: messages.answer_failed(), logger)
 
 
 @logger.inject_lambda_context

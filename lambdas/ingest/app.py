@@ -9,6 +9,7 @@ status table and the record succeeds (retrying cannot fix the file).
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from functools import cache
 
@@ -19,8 +20,9 @@ from aws_lambda_powertools.utilities.idempotency import idempotent_function
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
-from lcabot import wiring
+from lcabot import messages, wiring
 from lcabot.errors import IndexWriteError
+from lcabot.jobs import CONVERSATION_METADATA, MalformedJobError, parse_conversation
 from lcabot.library import Library, ObjectChange, in_library, parse_s3_notification
 from lcabot.models import DocumentStatus
 
@@ -52,7 +54,8 @@ def _idempotent_apply():
     def apply(change: dict) -> dict:
         fields = {k: v for k, v in change.items() if k != "idempotency_key"}
         status = library().apply(ObjectChange(**fields))
-        return {"status": status.status, "reason": status.reason, "doc_id": status.doc_id}
+        return {"status": status.status, "reason": status.reason, "doc_id": status.doc_id,
+                "notice": messages.index_done(status)} if status else {"status": None}
 
     return apply
 
@@ -70,6 +73,23 @@ def _record(record: SQSRecord) -> None:
                                                     etag=change.etag))
             raise
         logger.info("library change applied", extra={"key": change.key, "action": change.action, **outcome})
+        if change.action == "created" and outcome.get("status") not in (None, "skipped"):
+            _tell_sharer(change.key, change.etag, outcome["notice"])
+
+
+def _tell_sharer(key: str, etag: str, text: str) -> None:
+    """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
+    it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
+    info = library().documents.head(key)
+    raw = (info.metadata.get(CONVERSATION_METADATA) if info and info.etag == etag else None)
+    if not raw:
+        return
+    try:
+        conversation = parse_conversation(json.loads(raw))
+    except (ValueError, MalformedJobError) as err:
+        logger.warning("unusable conversation metadata", extra={"key": key, "error": str(err)})
+        return
+    runtime.platform_client(conversation).post_notice(conversation, text)
 
 
 @logger.inject_lambda_context

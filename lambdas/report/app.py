@@ -1,5 +1,7 @@
-"""AWS Lambda: ``ReportJob``s (through SQS) → fetch the study PDF with size and page limits → the report
-pipeline → files delivered through the job's platform client.
+"""AWS Lambda for file jobs (through SQS): ``ReportJob`` → fetch the study PDF with size and page limits → the
+report pipeline → files delivered through the job's platform client; ``IndexJob`` → copy a PDF shared in chat into
+the library bucket (``library/<perspective>/<name>``) with the conversation in its metadata, so that the ingest
+Lambda says there when it is searchable.
 
 The study is parsed into an ephemeral index under ``/tmp`` that never enters the library. A file that cannot be
 used (too large, too many pages, encrypted, corrupt, scanned) gets the reason as a notice and the record succeeds;
@@ -9,9 +11,11 @@ dead-letter queue. Idempotent per job dedupe key.
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -19,8 +23,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
-from lcabot.errors import DocumentError, ObjectNotFoundError, TooLargeError
-from lcabot.jobs import ReportJob
+from lcabot.errors import DocumentError, NotAPdfError, ObjectNotFoundError, TooLargeError
+from lcabot.jobs import CONVERSATION_METADATA, IndexJob, ReportJob, conversation_json
 from lcabot.report import write_report
 
 logger = Logger(service="lcabot-report")
@@ -32,15 +36,19 @@ def embedder():
     return wiring.build_embedder(runtime.settings())
 
 
-def fetch(job: ReportJob) -> bytes:
-    """The study's bytes from S3, refused before download when above ``LCABOT_MAX_PDF_MB``.
+def fetch(job: ReportJob | IndexJob) -> bytes:
+    """The file's bytes, from S3 or from the chat platform, refused before download when the size is known to be
+    above ``LCABOT_MAX_PDF_MB``.
 
     Raises:
-        TooLargeError: the object is larger than the limit.
-        lcabot.errors.ObjectNotFoundError: the object does not exist.
+        TooLargeError: the file is larger than the limit.
+        lcabot.errors.ObjectNotFoundError: the S3 object does not exist.
+        lcabot.errors.DocumentError: the platform sent something other than a PDF.
     """
     from lcabot.cloud.aws import S3ObjectStore
 
+    if job.file.url:
+        return runtime.platform_client(job.conversation).download(job.file, runtime.settings().max_pdf_mb * 1048576)
     store = S3ObjectStore(job.file.bucket)
     info = store.head(job.file.key)
     limit = runtime.settings().max_pdf_mb
@@ -49,11 +57,43 @@ def fetch(job: ReportJob) -> bytes:
     return store.get(job.file.key)
 
 
+def library_key(job: IndexJob) -> str:
+    """``library/<perspective>/<name>`` (``general`` at the top), the name reduced to a safe file name ending
+    in ``.pdf``."""
+    stem = re.sub(r"[^A-Za-z0-9 ._()&-]+", "_", PurePosixPath(job.file.name).name).strip(" ._") or "document"
+    name = stem if stem.lower().endswith(".pdf") else f"{stem}.pdf"
+    return f"library/{name}" if job.perspective == "general" else f"library/{job.perspective}/{name}"
+
+
+def run(job: ReportJob | IndexJob) -> dict:
+    return index(job) if isinstance(job, IndexJob) else report(job)
+
+
+def index(job: IndexJob) -> dict:
+    """Copy the shared PDF into the library bucket; the ingest Lambda takes it from there (and replies)."""
+    from lcabot.cloud.aws import S3ObjectStore
+
+    client = runtime.platform_client(job.conversation)
+    try:
+        data = fetch(job)
+        if not data.startswith(b"%PDF-"):
+            raise NotAPdfError(job.file.name, "it is not a PDF")
+    except DocumentError as err:
+        client.post_notice(job.conversation, messages.index_refused(str(err)))
+        return {"delivered": "notice", "reason": err.reason}
+    key = library_key(job)
+    metadata = {CONVERSATION_METADATA: json.dumps(conversation_json(job.conversation), ensure_ascii=True)}
+    S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")).put(key, data, "application/pdf", metadata=metadata)
+    client.post_progress(job.conversation, messages.index_waiting(PurePosixPath(key).name))
+    return {"delivered": "library", "key": key}
+
+
 def report(job: ReportJob) -> dict:
     client = runtime.platform_client(job.conversation)
     settings = runtime.settings()
     try:
         data = fetch(job)
+        client.post_progress(job.conversation, messages.report_progress(job.file.name, "reading the study"))
         with tempfile.TemporaryDirectory(prefix="report-", dir=settings.home if settings.home.is_dir() else None) \
                 as work:
             files = write_report(data, job.file.name, Path(work), settings=settings, embedder=embedder())
@@ -68,7 +108,7 @@ def report(job: ReportJob) -> dict:
     return {"delivered": "files"}
 
 
-worker = runtime.JobWorker(ReportJob, report, messages.report_failed, logger)
+worker = runtime.JobWorker((ReportJob, IndexJob), run, lambda job: messages.report_failed(), logger)
 
 
 @logger.inject_lambda_context

@@ -7,6 +7,7 @@ tests). Imported only by the Lambda entry points and ``lcabot dev``, never by th
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, fields
 
 import boto3
@@ -35,8 +36,11 @@ class S3ObjectStore:
                 raise ObjectNotFoundError(f"no object {key!r} in s3://{self.bucket}") from None
             raise
 
-    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
-        self._s3.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream",
+            metadata: Mapping[str, str] | None = None) -> None:
+        """Write ``data`` under ``key``; ``metadata`` becomes S3 user metadata (ASCII values, 2 KB in all)."""
+        self._s3.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type,
+                            Metadata=dict(metadata or {}))
 
     def delete(self, key: str) -> None:
         self._s3.delete_object(Bucket=self.bucket, Key=key)
@@ -48,7 +52,7 @@ class S3ObjectStore:
             if err.response["Error"]["Code"] in _MISSING:
                 return None
             raise
-        return ObjectInfo(key, int(meta["ContentLength"]), meta["ETag"].strip('"'))
+        return ObjectInfo(key, int(meta["ContentLength"]), meta["ETag"].strip('"'), meta.get("Metadata") or {})
 
     def keys(self, prefix: str = "") -> list[str]:
         pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)

@@ -422,7 +422,9 @@ def test_env_names_the_created_resources(aws_credentials: None) -> None:
         "LCABOT_MAX_RECEIVE_COUNT": "5",
     }
     assert set(stack.env("TeamsFunction")) == {"LCABOT_ANSWER_QUEUE_URL", "LCABOT_REPORT_QUEUE_URL",
-                                               "LCABOT_CONVERSATIONS_TABLE", "LCABOT_IDEMPOTENCY_TABLE"}
+                                               "LCABOT_CONVERSATIONS_TABLE", "LCABOT_IDEMPOTENCY_TABLE",
+                                               "LCABOT_REPORTS_BUCKET"}
+    assert stack.env("ReportFunction")["LCABOT_LIBRARY_BUCKET"] == stack.buckets["LibraryBucket"]
     assert "LCABOT_OPENSEARCH_URL" not in stack.env("IngestFunction")  # no search domain in the dev stack
     with pytest.raises(DevstackError):
         stack.env("NoSuchFunction")

@@ -1,0 +1,174 @@
+"""The Slack ``PlatformClient`` the worker Lambdas deliver through (``slack_sdk.WebClient``, no Bolt), and the Slack
+credentials both the Bolt app and the workers read.
+
+Answers replace the "Searching the LCA library…" placeholder in place (``chat.update``) with Block Kit; report files
+go to the thread with ``files_upload_v2``; the thread's earlier turns come from ``conversations.replies``. Slack's
+429 responses are retried after their ``Retry-After`` (slack_sdk's ``RateLimitErrorRetryHandler``).
+
+Environment: ``LCABOT_SLACK_BOT_TOKEN`` and ``LCABOT_SLACK_SIGNING_SECRET``, or ``LCABOT_SLACK_SECRET_ARN`` (a
+Secrets Manager JSON secret with ``bot_token`` and ``signing_secret``); ``LCABOT_SLACK_API_URL`` points the Web API
+elsewhere than ``https://slack.com/api/`` (the tests' local Slack server). The ``LCABOT_`` prefix keeps Bolt from
+also reading the token from ``SLACK_BOT_TOKEN``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+
+from bot_handlers.slack import blocks
+from lcabot.errors import ConfigurationError, NotAPdfError, TooLargeError
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef
+from lcabot.models import Answer, Turn
+
+SLACK_API_URL = "https://slack.com/api/"
+HISTORY_TURNS = 6  # earlier question/answer pairs of the thread given to the answerer
+FEEDBACK_QUESTION_CHARS = 1500  # the question kept in the 👍/👎 button value (Slack allows 2,000 characters)
+
+
+@dataclass(frozen=True)
+class SlackCredentials:
+    bot_token: str
+    signing_secret: str
+
+
+@cache
+def slack_credentials() -> SlackCredentials:
+    """The bot token and signing secret from the environment or Secrets Manager.
+
+    Raises:
+        ConfigurationError: neither ``LCABOT_SLACK_BOT_TOKEN``/``LCABOT_SLACK_SIGNING_SECRET`` nor
+            ``LCABOT_SLACK_SECRET_ARN`` is set, or the secret lacks a field.
+    """
+    token, secret = os.environ.get("LCABOT_SLACK_BOT_TOKEN"), os.environ.get("LCABOT_SLACK_SIGNING_SECRET")
+    if token and secret:
+        return SlackCredentials(token, secret)
+    arn = os.environ.get("LCABOT_SLACK_SECRET_ARN")
+    if not arn:
+        raise ConfigurationError("set LCABOT_SLACK_BOT_TOKEN and LCABOT_SLACK_SIGNING_SECRET, or "
+                                 "LCABOT_SLACK_SECRET_ARN")
+    from lcabot.cloud.aws import secret_field
+
+    return SlackCredentials(secret_field(arn, "bot_token"), secret_field(arn, "signing_secret"))
+
+
+def web_client(token: str) -> WebClient:
+    """A Web API client that waits out 429s (``Retry-After``) and retries dropped connections."""
+    client = WebClient(token=token, base_url=os.environ.get("LCABOT_SLACK_API_URL") or SLACK_API_URL)
+    client.retry_handlers = [ConnectionErrorRetryHandler(max_retry_count=2),
+                             RateLimitErrorRetryHandler(max_retry_count=3)]
+    return client
+
+
+@cache
+def slack_client() -> SlackClient:
+    return SlackClient(web_client(slack_credentials().bot_token))
+
+
+def message_ts(job: AnswerJob) -> str:
+    """The ts of the Slack message a job answers (the last part of its dedupe key ``slack:<team>:<channel>:<ts>``)."""
+    return job.dedupe_key.rsplit(":", 1)[-1]
+
+
+def feedback_value(question: str, answer: Answer) -> str:
+    """The 👍/👎 buttons' value: the question (cut to :data:`FEEDBACK_QUESTION_CHARS`), mode and ledger hash."""
+    return json.dumps({"q": question[:FEEDBACK_QUESTION_CHARS], "m": answer.retrieval_mode,
+                       "h": answer.ledger_hash}, ensure_ascii=False)
+
+
+class SlackClient:
+    """``PlatformClient`` for Slack conversations (``ConversationRef.channel`` is the channel id, ``thread_ts`` the
+    thread root, ``status_message`` the ts of the bot's placeholder)."""
+
+    def __init__(self, web: WebClient) -> None:
+        self.web = web
+
+    def post_answer(self, job: AnswerJob, answer: Answer) -> None:
+        text, content = blocks.answer_blocks(answer, question=job.question,
+                                             feedback_value=feedback_value(job.question, answer))
+        self._replace_or_post(job.conversation, text, content)
+
+    def post_notice(self, conversation: ConversationRef, text: str) -> None:
+        self._replace_or_post(conversation, *blocks.notice_blocks(text))
+
+    def post_progress(self, conversation: ConversationRef, text: str) -> None:
+        self._replace_or_post(conversation, *blocks.notice_blocks(text))
+
+    def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
+        self.web.files_upload_v2(
+            channel=conversation.channel, thread_ts=conversation.thread_ts, initial_comment=comment,
+            file_uploads=[{"file": str(f), "filename": f.name, "title": f.name} for f in files],
+            request_file_info=False,
+        )
+        if conversation.status_message:
+            self.post_progress(conversation, comment)
+
+    def history(self, job: AnswerJob) -> tuple[Turn, ...]:
+        """The thread's earlier question/answer pairs (at most :data:`HISTORY_TURNS`, oldest first): each person's
+        message followed by a reply of this bot, before the message being answered; other bots, placeholders and
+        notices are skipped."""
+        conversation = job.conversation
+        if not conversation.thread_ts:
+            return job.history
+        bot_user = self.web.auth_test()["user_id"]
+        current = float(message_ts(job))
+        turns: list[Turn] = []
+        question: str | None = None
+        for message in self._replies(conversation.channel, conversation.thread_ts):
+            if float(message["ts"]) >= current:
+                break
+            if message.get("user") == bot_user or message.get("bot_id"):
+                if question is not None and message.get("user") == bot_user and message.get("blocks") and \
+                        any(b.get("block_id") == "feedback" for b in message["blocks"]):
+                    turns.append(Turn(question, html.unescape(message.get("text", ""))))
+                    question = None
+            elif not message.get("subtype") or message.get("subtype") == "file_share":
+                question = html.unescape(message.get("text", ""))
+        return tuple(turns[-HISTORY_TURNS:])
+
+    def download(self, file: FileRef, limit_bytes: int) -> bytes:
+        """A Slack file's bytes from ``url_private_download`` with the bot token.
+
+        Raises:
+            TooLargeError: the file is (or turns out to be) larger than ``limit_bytes``.
+            NotAPdfError: Slack sent something other than a PDF (e.g. its login page when the token lacks
+                ``files:read``).
+        """
+        limit_mb = limit_bytes / 1048576
+        if file.size is not None and file.size > limit_bytes:
+            raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
+        request = urllib.request.Request(file.url, headers={"Authorization": f"Bearer {self.web.token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (an https Slack file URL)
+            data = response.read(limit_bytes + 1)
+        if len(data) > limit_bytes:
+            raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
+        if not data.startswith(b"%PDF-"):
+            raise NotAPdfError(file.name, "Slack did not send a PDF (is it a PDF, and may the app read files?)")
+        return data
+
+    def _replies(self, channel: str, thread_ts: str) -> list[dict]:
+        messages: list[dict] = []
+        cursor = None
+        while True:
+            page = self.web.conversations_replies(channel=channel, ts=thread_ts, limit=200, cursor=cursor)
+            messages += page.get("messages", [])
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not page.get("has_more") or not cursor:
+                return messages
+
+    def _replace_or_post(self, conversation: ConversationRef, text: str, content: list[dict]) -> None:
+        if conversation.status_message:
+            self.web.chat_update(channel=conversation.channel, ts=conversation.status_message, text=text,
+                                 blocks=content)
+        else:
+            self.web.chat_postMessage(channel=conversation.channel, thread_ts=conversation.thread_ts, text=text,
+                                      blocks=content)

@@ -1,0 +1,1 @@
+"""Microsoft Teams adapter: Bot Framework activities and Adaptive Card rendering of the core's answers."""

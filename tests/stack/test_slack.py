@@ -1,0 +1,353 @@
+"""The Slack bot end to end on this machine: signed requests in the API Gateway event shape reach the real Bolt
+app (``bot_handlers.slack.app.handler``), which enqueues jobs on the template's queues in moto; the real answer and
+report Lambdas answer from the real corpus and reply through ``slack_sdk`` to a local server speaking the Slack Web
+API (``tests/stubs/slack_server.py``), which records every call."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from bot_handlers import state as bot_state
+from bot_handlers.slack import app as slack_app
+from bot_handlers.slack import client as slack_client
+from lcabot import messages
+from lcabot.devloop import LambdaContext
+from tests import slack_events as ev
+from tests.conftest import CORPUS
+from tests.fixtures import hostile
+from tests.stubs.slack_server import SlackAPIStub
+
+pytestmark = pytest.mark.corpus
+
+COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
+CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
+COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
+TABLE_2 = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling and "
+           "exportation in kg CO2e per kg green coffee?")
+CHANNEL = "C0LCA"
+
+
+def clear_bot_caches() -> None:
+    for cached in (slack_client.slack_credentials, slack_client.slack_client, slack_app.request_handler,
+                   bot_state.conversation_state, bot_state.job_queues):
+        cached.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def slack(stack, monkeypatch_module):
+    stub = SlackAPIStub(team_id=ev.TEAM).start()
+    monkeypatch_module.setenv("LCABOT_SLACK_BOT_TOKEN", stub.bot_token)
+    monkeypatch_module.setenv("LCABOT_SLACK_SIGNING_SECRET", ev.SIGNING_SECRET)
+    monkeypatch_module.setenv("LCABOT_SLACK_API_URL", stub.api_url)
+    monkeypatch_module.setenv("LCABOT_SLACK_LIBRARY_CHANNELS", "C0LIBRARY")
+    clear_bot_caches()
+    stack.put(COFFEE_KEY, COFFEE)
+    stack.ingest()
+    stack.slack = stub
+    yield stack
+    clear_bot_caches()
+    stub.stop()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+_clock = iter(range(1, 10_000))
+
+
+def new_ts() -> str:
+    """A fresh Slack message ts (seconds.micro, increasing)."""
+    return f"{int(time.time())}.{next(_clock):06d}"
+
+
+def post(event: dict) -> dict:
+    return slack_app.handler(event, LambdaContext("SlackFunction", timeout_s=10))
+
+
+def replies(stub: SlackAPIStub, channel: str, thread_ts: str) -> list[dict]:
+    """The bot's messages in a thread (the thread root excluded)."""
+    return [m for m in stub.messages(channel, thread_ts=thread_ts) if m.get("user") == stub.bot_user_id]
+
+
+def block_text(message: dict) -> str:
+    parts = []
+    for block in message.get("blocks") or []:
+        for item in [block.get("text"), *(block.get("elements") or []), *(block.get("fields") or [])]:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+    return "\n".join(parts)
+
+
+def seed_root(stub: SlackAPIStub, ts: str, text: str, channel: str = CHANNEL, user: str = "U0ALICE") -> None:
+    stub.add_message(channel, text, user=user, ts=ts)
+
+
+# ---------------------------------------------------------------- 1. entry
+
+
+def test_url_verification_is_answered_with_the_challenge(slack):
+    body = json.dumps({"token": "legacy", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
+                       "type": "url_verification"})
+    response = post(ev.api_gateway_event(body, "application/json"))
+    assert response["statusCode"] == 200
+    assert "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" in response["body"]
+
+
+def test_bad_and_stale_signatures_are_rejected_and_nothing_is_enqueued(slack):
+    ts = new_ts()
+    before = len(slack.slack.calls_to("chat.postMessage"))
+    forged = ev.event_callback(ev.mention("What is GWP100?", ts), signature="v0=" + "0" * 64)
+    wrong_secret = ev.event_callback(ev.mention("What is GWP100?", ts), secret="not-the-signing-secret")
+    stale = ev.event_callback(ev.mention("What is GWP100?", ts), timestamp=int(time.time()) - 6 * 60)
+    assert [post(e)["statusCode"] for e in (forged, wrong_secret, stale)] == [401, 401, 401]
+    assert len(slack.slack.calls_to("chat.postMessage")) == before
+    assert post({"body": None})["statusCode"] == 400  # not an API Gateway event: refused before Bolt
+
+
+def test_retries_and_duplicate_deliveries_produce_exactly_one_reply(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    mention = ev.mention("What is the functional unit of the coffee study?", ts)
+    first = ev.event_callback(mention)
+    retry = ev.event_callback(mention, event_id=json.loads(first["body"])["event_id"],
+                              headers={"x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout"})
+    other_id = ev.event_callback(mention)  # same message, new event_id: the dedupe is on team + channel + ts
+    as_message = ev.event_callback(ev.message("<@U0BOT> What is the functional unit of the coffee study?", ts,
+                                              channel=CHANNEL, channel_type="channel", thread_ts=ts))
+    assert [post(e)["statusCode"] for e in (first, retry, other_id, as_message)] == [200] * 4
+    assert slack.answer() == (1, 0)
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert "coffee" in block_text(reply).lower()
+
+
+# ---------------------------------------------------------------- 2 and 3. questions and replies
+
+
+def test_a_mention_is_answered_in_its_thread_with_cited_block_kit_replacing_the_placeholder(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {TABLE_2}")
+    assert post(ev.event_callback(ev.mention(TABLE_2, ts)))["statusCode"] == 200
+    (placeholder,) = replies(slack.slack, CHANNEL, ts)
+    assert placeholder["text"] == messages.searching() and placeholder["thread_ts"] == ts
+    assert slack.answer() == (1, 0)
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert reply["ts"] == placeholder["ts"]  # updated in place (chat.update), not a second message
+    text = block_text(reply)
+    assert "10.44" in text
+    assert "Nab &amp; Maslin coffee (2020).pdf" in text and "p. 11" in text  # escaped file name, printed page
+    assert any(b.get("block_id") == "feedback" for b in reply["blocks"])
+    assert len(reply["text"]) <= 3000
+
+
+def test_a_direct_message_is_answered(slack):
+    ts = new_ts()
+    slack.slack.add_message("D0ALICE", "What is the functional unit in the coffee study?", ts=ts)
+    post(ev.event_callback(ev.message("What is the functional unit in the coffee study?", ts)))
+    assert slack.answer() == (1, 0)
+    (reply,) = replies(slack.slack, "D0ALICE", ts)
+    assert "green coffee" in block_text(reply).lower()
+
+
+def test_a_follow_up_in_the_thread_needs_no_mention_and_carries_the_thread_as_history(slack):
+    root = new_ts()
+    seed_root(slack.slack, root, f"<@U0BOT> {TABLE_2}")
+    post(ev.event_callback(ev.mention(TABLE_2, root)))
+    slack.answer()
+    follow = new_ts()
+    slack.slack.add_message(CHANNEL, "And for the organic farms?", ts=follow, thread_ts=root)
+    before = len(slack.slack.calls_to("conversations.replies"))
+    post(ev.event_callback(ev.message("And for the organic farms?", follow, channel=CHANNEL, channel_type="channel",
+                                      thread_ts=root)))
+    assert slack.answer() == (1, 0)
+    assert len(slack.slack.calls_to("conversations.replies")) > before
+    answers = replies(slack.slack, CHANNEL, root)
+    assert len(answers) == 2 and answers[1]["thread_ts"] == root
+    assert "organic" in block_text(answers[1]).lower()
+
+
+@pytest.mark.parametrize("extra", [
+    {"bot_id": "B0OTHER", "subtype": "bot_message"},  # another bot
+    {"user": "U0BOT"},  # the bot itself
+    {"subtype": "message_changed"},  # an edit
+    {"subtype": "channel_join"},
+])
+def test_own_messages_other_bots_edits_and_joins_are_ignored(slack, extra):
+    ts = new_ts()
+    before = len(slack.slack.calls)
+    event = ev.message("What is GWP100?", ts)
+    event.update(extra)
+    assert post(ev.event_callback(event))["statusCode"] == 200
+    assert [c.method for c in slack.slack.calls[before:] if c.method != "auth.test"] == []
+
+
+def test_a_channel_message_outside_a_bot_thread_is_ignored(slack):
+    ts = new_ts()
+    before = len(slack.slack.calls)
+    post(ev.event_callback(ev.message("lunch anyone?", ts, channel=CHANNEL, channel_type="channel")))
+    assert [c.method for c in slack.slack.calls[before:] if c.method != "auth.test"] == []
+
+
+def test_document_text_cannot_ping_or_break_rendering(slack, tmp_path):
+    hostile_key = "library/general/notice board.pdf"
+    text = "The notice board emission factor is 7.77 kg CO2e per board <!channel> <@U0ALICE> & <b>bold</b>."
+    slack.put(hostile_key, hostile.plain(tmp_path, "board.pdf", text).read_bytes())
+    slack.ingest()
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the notice board emission factor?")
+    post(ev.event_callback(ev.mention("What is the notice board emission factor?", ts)))
+    slack.answer()
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    rendered = block_text(reply) + reply["text"]
+    assert "7.77" in rendered
+    assert "<!channel>" not in rendered and "<@U0ALICE>" not in rendered
+    assert "&lt;!channel&gt;" in rendered and "&amp;" in rendered
+
+
+def test_feedback_buttons_are_recorded_with_question_and_answer(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {TABLE_2}")
+    post(ev.event_callback(ev.mention(TABLE_2, ts)))
+    slack.answer()
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    (button,) = [e for b in reply["blocks"] if b.get("block_id") == "feedback" for e in b["elements"]
+                 if e["action_id"] == "feedback_down"]
+    payload = {"type": "block_actions", "user": {"id": "U0BOB"}, "channel": {"id": CHANNEL},
+               "container": {"type": "message", "message_ts": reply["ts"], "channel_id": CHANNEL},
+               "message": reply, "trigger_id": "1.2.3",
+               "actions": [{"action_id": "feedback_down", "block_id": "feedback", "value": button["value"],
+                            "type": "button", "action_ts": new_ts()}]}
+    assert post(ev.interaction(payload))["statusCode"] == 200
+    (vote,) = [v for v in bot_state.conversation_state().feedback("slack", ev.TEAM, CHANNEL)
+               if v["sk"] == f"{reply['ts']}#U0BOB"]
+    assert vote["vote"] == "down" and vote["question"] == TABLE_2 and "10.44" in vote["answer"]
+    assert slack.slack.ephemerals[-1]["text"] == messages.feedback_thanks("down")
+
+
+def test_retrieval_mode_is_a_channel_setting_and_a_per_question_option(slack):
+    response = post(ev.slash_command("/lca-mode", "graph", channel="C0GRAPH"))
+    assert response["statusCode"] == 200 and messages.mode_set("rag+graph") in response["body"]
+    ts, override = new_ts(), new_ts()
+    for t, text in ((ts, "What is the functional unit of the coffee study?"),
+                    (override, "--rag What is the functional unit of the coffee study?")):
+        seed_root(slack.slack, t, f"<@U0BOT> {text}", channel="C0GRAPH")
+        post(ev.event_callback(ev.mention(text, t, channel="C0GRAPH")))
+    assert slack.answer() == (2, 0)
+    (graph_reply,) = replies(slack.slack, "C0GRAPH", ts)
+    (rag_reply,) = replies(slack.slack, "C0GRAPH", override)
+    assert messages.graph_unavailable() in block_text(graph_reply)
+    assert messages.graph_unavailable() not in block_text(rag_reply)
+    shown = post(ev.slash_command("/lca-mode", "", channel="C0GRAPH"))["body"]
+    assert "RAG + knowledge graph" in shown
+
+
+# ---------------------------------------------------------------- 4. /lca-report
+
+
+def test_lca_report_opens_a_pdf_modal_and_uploads_the_report_files_to_the_thread(slack):
+    trigger = "13345224609.738474920.8088930838d88f008e1"
+    assert post(ev.slash_command("/lca-report", trigger_id=trigger))["statusCode"] == 200
+    view = slack.slack.views[-1]
+    (file_input,) = [b["element"] for b in view["blocks"] if b["type"] == "input"]
+    assert file_input["type"] == "file_input" and file_input["filetypes"] == ["pdf"]
+    study = slack.slack.register_file(COFFEE.read_bytes(), "coffee study.pdf")
+    submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "trigger_id": "1.2.4", "view": {
+        **view, "id": "V0REPORT1", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+            "type": "file_input", "files": [study]}}}}}}
+    assert post(ev.interaction(submission))["statusCode"] == 200
+    assert post(ev.interaction(submission))["statusCode"] == 200  # a repeated submission runs one report
+    assert slack.report() == (1, 0)
+    uploads = [u for u in slack.slack.uploads if u["filename"].startswith("coffee-study-cfp")]
+    assert sorted(u["filename"].rsplit(".", 1)[1] for u in uploads) == ["docx", "md", "png"]
+    (md,) = [u for u in uploads if u["filename"].endswith(".md")]
+    assert "| Exportation | 10.44 |" in md["data"].decode()
+    progress = [m for m in slack.slack.messages(CHANNEL) if messages.report_started("coffee study.pdf") in
+                m.get("text", "") or m.get("ts") == md["thread_ts"]]
+    assert progress and md["thread_ts"] == progress[0]["ts"]
+    assert messages.report_ready("coffee study.pdf") in slack.slack.messages(CHANNEL, md["thread_ts"])[0]["text"]
+
+
+def test_a_non_pdf_in_the_report_modal_is_refused_in_the_modal(slack):
+    trigger = "13345224609.738474920.8088930838d88f008e2"
+    post(ev.slash_command("/lca-report", trigger_id=trigger))
+    view = slack.slack.views[-1]
+    picture = slack.slack.register_file(b"\x89PNG\r\n", "chart.png", filetype="png", mimetype="image/png")
+    submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "view": {
+        **view, "id": "V0REPORT2", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+            "type": "file_input", "files": [picture]}}}}}}
+    response = post(ev.interaction(submission))
+    assert json.loads(response["body"]) == {"response_action": "errors",
+                                            "errors": {slack_app.REPORT_BLOCK: "Choose a PDF file."}}
+
+
+def test_mentioning_report_on_a_message_with_a_pdf_starts_a_report(slack):
+    ts = new_ts()
+    study = slack.slack.register_file(COFFEE.read_bytes(), "coffee again.pdf")
+    seed_root(slack.slack, ts, "<@U0BOT> report")
+    post(ev.event_callback(ev.mention("report", ts, files=[study])))
+    assert slack.report() == (1, 0)
+    names = sorted(u["filename"] for u in slack.slack.uploads if u["thread_ts"] == ts)
+    assert names == ["coffee-again-cfp-chart.png", "coffee-again-cfp-report.docx", "coffee-again-cfp-report.md"]
+
+
+# ---------------------------------------------------------------- 5. indexing from Slack
+
+
+def test_a_pdf_shared_with_index_is_added_to_the_library_and_the_bot_says_when_it_is_searchable(slack):
+    ts = new_ts()
+    shared = slack.slack.register_file(CHIC.read_bytes(), "CHIC objective.pdf")
+    slack.slack.add_message("D0ALICE", "index eu", ts=ts)
+    post(ev.event_callback(ev.message("index eu", ts, files=[shared])))
+    assert slack.report() == (1, 0)
+    head = slack.s3.head_object(Bucket=slack.library_bucket, Key="library/eu_funding/CHIC objective.pdf")
+    assert json.loads(head["Metadata"]["lcabot-conversation"])["channel"] == "D0ALICE"
+    assert slack.ingest() == (1, 0)
+    (reply,) = replies(slack.slack, "D0ALICE", ts)
+    assert reply["text"].startswith("CHIC objective.pdf ")
+    status = slack.status("library/eu_funding/CHIC objective.pdf")
+    assert reply["text"] == messages.index_done(status)
+
+
+def test_an_encrypted_pdf_dropped_in_a_library_channel_gets_the_reason(slack, tmp_path):
+    ts = new_ts()
+    locked = slack.slack.register_file(hostile.encrypted(tmp_path).read_bytes(), "locked.pdf")
+    slack.slack.add_message("C0LIBRARY", "", ts=ts)
+    post(ev.event_callback(ev.message("", ts, channel="C0LIBRARY", channel_type="channel", files=[locked])))
+    assert slack.report() == (1, 0)
+    assert slack.ingest() == (1, 0)
+    (reply,) = replies(slack.slack, "C0LIBRARY", ts)
+    assert reply["text"].startswith("locked.pdf was not added to the library:")
+    assert "password" in reply["text"] or "encrypted" in reply["text"]
+
+
+# ---------------------------------------------------------------- 6. limits
+
+
+def test_a_slack_429_is_waited_out_and_the_answer_still_arrives(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    post(ev.event_callback(ev.mention("What is the functional unit of the coffee study?", ts)))
+    slack.slack.rate_limit_next("chat.update", retry_after=1)
+    assert slack.answer() == (1, 0)
+    limited, ok = slack.slack.calls_to("chat.update")[-2:]
+    assert (limited.status, ok.status) == (429, 200) and ok.at - limited.at >= 1.0
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert "green coffee" in block_text(reply).lower()
+
+
+def test_a_user_over_the_rate_limit_is_answered_politely(slack):
+    sent = []
+    for _ in range(bot_state.USER_LIMIT + 1):
+        ts = new_ts()
+        sent.append(ts)
+        post(ev.event_callback(ev.mention("What is GWP100?", ts, user="U0HASTY", channel="C0BUSY")))
+    last = [m for m in slack.slack.messages("C0BUSY") if m.get("thread_ts") == sent[-1]]
+    assert [m["text"] for m in last] == [messages.rate_limited()]
+    queued = [m for m in slack.slack.messages("C0BUSY") if m.get("text") == messages.searching()]
+    assert len(queued) == bot_state.USER_LIMIT
+    slack.sqs.purge_queue(QueueUrl=slack.env["LCABOT_ANSWER_QUEUE_URL"])
