@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from bot_handlers.slack import blocks
@@ -32,6 +33,7 @@ from lcabot.models import Answer, Turn
 
 SLACK_API_URL = "https://slack.com/api/"
 HISTORY_TURNS = 6  # earlier question/answer pairs of the thread given to the answerer
+_PLACEHOLDER_GONE = ("message_not_found", "cant_update_message")
 FEEDBACK_QUESTION_CHARS = 1500  # the question kept in the 👍/👎 button value (Slack allows 2,000 characters)
 
 
@@ -166,9 +168,14 @@ class SlackClient:
                 return messages
 
     def _replace_or_post(self, conversation: ConversationRef, text: str, content: list[dict]) -> None:
+        """Update the placeholder in place; when it is gone (deleted by someone) post into the thread instead."""
         if conversation.status_message:
-            self.web.chat_update(channel=conversation.channel, ts=conversation.status_message, text=text,
-                                 blocks=content)
-        else:
-            self.web.chat_postMessage(channel=conversation.channel, thread_ts=conversation.thread_ts, text=text,
-                                      blocks=content)
+            try:
+                self.web.chat_update(channel=conversation.channel, ts=conversation.status_message, text=text,
+                                     blocks=content)
+                return
+            except SlackApiError as err:
+                if err.response.get("error") not in _PLACEHOLDER_GONE:
+                    raise
+        self.web.chat_postMessage(channel=conversation.channel, thread_ts=conversation.thread_ts, text=text,
+                                  blocks=content)

@@ -351,3 +351,14 @@ def test_a_user_over_the_rate_limit_is_answered_politely(slack):
     queued = [m for m in slack.slack.messages("C0BUSY") if m.get("text") == messages.searching()]
     assert len(queued) == bot_state.USER_LIMIT
     slack.sqs.purge_queue(QueueUrl=slack.env["LCABOT_ANSWER_QUEUE_URL"])
+
+
+def test_a_deleted_placeholder_does_not_lose_the_answer(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    post(ev.event_callback(ev.mention("What is the functional unit of the coffee study?", ts)))
+    slack.slack.fail_next("chat.update", "message_not_found")  # someone deleted "Searching the LCA library…"
+    assert slack.answer() == (1, 0)
+    placeholder, answer = replies(slack.slack, CHANNEL, ts)
+    assert placeholder["text"] == messages.searching()
+    assert "green coffee" in block_text(answer).lower() and answer["thread_ts"] == ts
