@@ -175,8 +175,9 @@ def only_pdfs(name: str) -> str:
     return f"{name} is not a PDF; I can only read PDF files."
 
 
-def file_missing(intent: str) -> str:
-    return f"To {intent}, attach a PDF to the same message (or use /lca-report, which asks for the file)."
+def file_missing(intent: str, platform: str = "slack") -> str:
+    hint = " (or use /lca-report, which asks for the file)" if platform == "slack" else " in a personal chat with me"
+    return f"To {intent}, attach a PDF to the same message{hint}."
 
 
 def chat_help() -> str:
@@ -204,3 +205,23 @@ def graph_unavailable() -> str:
 
 def feedback_thanks(vote: str) -> str:
     return f"Thanks, your {'👍' if vote == 'up' else '👎'} is recorded with the question and the answer."
+
+
+def upload_done(name: str) -> str:
+    return f"{name} is saved in your OneDrive."
+
+
+def upload_declined(name: str) -> str:
+    return f"OK, {name} was not saved."
+
+
+def upload_failed(name: str) -> str:
+    return f"I could not save {name} to your OneDrive (it may have expired). Please ask for the report again."
+
+
+def files_offered(count: int) -> str:
+    return f"{count} file{'s' if count != 1 else ''} ready: accept each card to save it to your OneDrive."
+
+
+def links_expire(hours: int) -> str:
+    return f"Download links expire in {hours} hours."

@@ -1,0 +1,384 @@
+"""AWS Lambda behind the HTTP API (``POST /api/messages``): the Microsoft Teams bot.
+
+The handler checks the Bot Framework JWT in ``Authorization`` with botframework-connector's validator (issuer,
+audience = our app id, signing key from the channel's published keys, endorsement of the channel, the ``serviceurl``
+claim equal to the activity's ``serviceUrl``), and only then runs the activity through botbuilder's
+``BotFrameworkAdapter`` and :class:`TeamsBot`; so a ``serviceUrl`` is trusted (replied to, stored in a job) only
+after validation. Status codes: 400 for an event or body that is not an activity, 401 for any failure of
+authentication (a missing header, a forged, expired or foreign token, an unreachable key endpoint), 500 when the bot
+fails after authentication (Teams may retry: the dedupe claim is released), otherwise 200 (or an invoke's status).
+
+:class:`TeamsBot` only decides what an activity asks for, claims it once (durable dedupe on conversation + activity
+id in the conversations table) and enqueues a job; the worker Lambdas deliver through
+:class:`bot_handlers.teams.client.TeamsClient`. It handles personal-chat messages and channel/group-chat @mentions
+(questions with ``--rag``/``--graph``, ``mode [rag|graph]``, ``help``), a PDF attached in a personal chat (``report``
+or no text → report, ``index [perspective]`` → library), the 👍/👎 ``Action.Submit`` of an answer card, and
+``fileConsent/invoke`` (the user accepted or declined a report file offered with a FileConsentCard). Nothing here
+imports torch or loads a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import logging
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from botbuilder.core import BotFrameworkAdapter, BotFrameworkAdapterSettings, InvokeResponse, TurnContext
+from botbuilder.core.teams import TeamsActivityHandler
+from botbuilder.schema import Activity, ActivityTypes, Attachment
+from botbuilder.schema.teams import FileConsentCardResponse
+from botframework.connector.auth import (
+    AuthenticationConfiguration,
+    JwtTokenValidation,
+    MicrosoftAppCredentials,
+    SimpleChannelProvider,
+    SimpleCredentialProvider,
+)
+
+from bot_handlers.intent import parse_intent, strip_mentions
+from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
+from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
+from lcabot import messages
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+
+if TYPE_CHECKING:
+    from lcabot.ports import ObjectStore
+
+logger = logging.getLogger("lcabot.teams")
+
+MODES = {"rag": "rag", "graph": "rag+graph", "rag+graph": "rag+graph"}
+UPLOAD_FRAGMENT = 10 * 320 * 1024  # upload sessions take fragments in multiples of 320 KiB
+
+
+@dataclass(frozen=True)
+class Chat:
+    """Who and where an activity comes from, in the terms the state and the jobs use."""
+
+    conversation_id: str  # as received: in a channel ``19:…@thread.tacv2;messageid=<root>``
+    base_id: str  # without ``;messageid=``: the channel or chat (settings, rate limits, feedback)
+    thread: str | None  # reply-chain root in channels, None in personal and group chats
+    tenant: str
+    user: str
+    personal: bool
+
+    @classmethod
+    def of(cls, activity: Activity) -> Chat:
+        conversation = activity.conversation
+        conversation_id = conversation.id or ""
+        base_id, _, message_id = conversation_id.partition(";messageid=")
+        kind = conversation.conversation_type or "personal"
+        thread = (message_id or activity.reply_to_id or activity.id) if kind == "channel" else None
+        channel_data = activity.channel_data if isinstance(activity.channel_data, dict) else {}
+        tenant = conversation.tenant_id or (channel_data.get("tenant") or {}).get("id") or ""
+        sender = activity.from_property
+        user = (sender.aad_object_id or sender.id or "") if sender else ""
+        return cls(conversation_id, base_id, thread, tenant, user, kind == "personal")
+
+    def ref(self, activity: Activity, status_message: str | None = None) -> ConversationRef:
+        reference = TurnContext.get_conversation_reference(activity).serialize()
+        return ConversationRef("teams", self.conversation_id, self.thread, self.tenant, reference, status_message)
+
+
+def is_pdf(attachment: Attachment) -> bool:
+    content = attachment.content if isinstance(attachment.content, dict) else {}
+    return str(content.get("fileType", "")).lower() == "pdf" or (attachment.name or "").lower().endswith(".pdf")
+
+
+def mentions_bot(activity: Activity) -> bool:
+    bot_id = activity.recipient.id if activity.recipient else None
+    for entity in activity.entities or []:
+        if str(getattr(entity, "type", "") or "").lower() != "mention":
+            continue
+        mentioned = getattr(entity, "mentioned", None) or (entity.additional_properties or {}).get("mentioned")
+        mentioned_id = getattr(mentioned, "id", None) if not isinstance(mentioned, dict) else mentioned.get("id")
+        if bot_id and mentioned_id == bot_id:
+            return True
+    return False
+
+
+class TeamsBot(TeamsActivityHandler):
+    """The activity logic, bound to a conversation state store, the job queues and (for accepted report files)
+    the reports bucket."""
+
+    def __init__(self, state: ConversationState, queues: JobQueues, reports: ObjectStore | None = None,
+                 reports_bucket: str = "") -> None:
+        self.state = state
+        self.queues = queues
+        self.reports = reports
+        self.reports_bucket = reports_bucket
+
+    # ---------------------------------------------------------------- messages
+    async def on_message_activity(self, turn_context: TurnContext) -> None:
+        activity = turn_context.activity
+        value = activity.value if isinstance(activity.value, dict) else {}
+        chat = Chat.of(activity)
+        if value.get("feedback") in ("up", "down"):
+            act = self._feedback
+        elif chat.personal or mentions_bot(activity):
+            act = self._message
+        else:
+            return
+        dedupe_key = f"teams:{chat.conversation_id}:{activity.id}"
+        if activity.id and not self.state.claim("teams", dedupe_key):
+            logger.info("duplicate delivery ignored: %s", dedupe_key)
+            return
+        try:
+            await act(turn_context, chat, dedupe_key)
+        except Exception:
+            if activity.id:
+                self.state.release("teams", dedupe_key)  # the channel's retry must not be taken for a duplicate
+            raise
+
+    async def _message(self, turn_context: TurnContext, chat: Chat, dedupe_key: str) -> None:
+        activity = turn_context.activity
+        try:
+            await turn_context.send_activity(Activity(type=ActivityTypes.typing))
+        except Exception:  # a lost typing indicator must not lose the question
+            logger.warning("typing indicator not sent", exc_info=True)
+        if self.state.over_limit("teams", chat.tenant, chat.base_id, chat.user):
+            await turn_context.send_activity(messages.rate_limited())
+            return
+        text = strip_mentions(activity.text or "")
+        words = text.lower().split()
+        if words and words[0] == "mode" and len(words) <= 2:
+            await self._mode(turn_context, chat, words[1] if len(words) == 2 else "")
+            return
+        files = [a for a in activity.attachments or []
+                 if a.content_type == FILE_DOWNLOAD_INFO or (a.content_type or "").startswith("image/")]
+        pdfs = [a for a in files if a.content_type == FILE_DOWNLOAD_INFO and is_pdf(a)]
+        intent = parse_intent(text, has_file=bool(pdfs))
+        if files and not pdfs:
+            await turn_context.send_activity(messages.only_pdfs(files[0].name or "the file"))
+        elif pdfs and (intent.kind in ("report", "index") or not intent.text):
+            await self._enqueue_files(turn_context, chat, dedupe_key, pdfs, intent.kind == "index",
+                                      intent.perspective)
+        elif pdfs:
+            await turn_context.send_activity(messages.pdf_needs_intent(pdfs[0].name or "the PDF"))
+        elif intent.kind in ("report", "index"):
+            await turn_context.send_activity(messages.file_missing(
+                "make a report" if intent.kind == "report" else "add a document to the library", "teams"))
+        elif intent.kind == "help":
+            await turn_context.send_activity(messages.chat_help())
+        else:
+            mode = intent.mode or self.state.retrieval_mode("teams", chat.tenant, chat.base_id)
+            self.queues.send(AnswerJob(dedupe_key=dedupe_key, conversation=chat.ref(activity), user=chat.user,
+                                       question=intent.text, retrieval_mode=mode))
+
+    async def _mode(self, turn_context: TurnContext, chat: Chat, choice: str) -> None:
+        choice = choice.lstrip("-")
+        if choice in MODES:
+            self.state.set_retrieval_mode("teams", chat.tenant, chat.base_id, MODES[choice], chat.user)
+            await turn_context.send_activity(messages.mode_set(MODES[choice]))
+        else:
+            await turn_context.send_activity(messages.mode_is(
+                self.state.retrieval_mode("teams", chat.tenant, chat.base_id)))
+
+    async def _enqueue_files(self, turn_context: TurnContext, chat: Chat, dedupe_key: str,
+                             pdfs: list[Attachment], index: bool, perspective: str) -> None:
+        activity = turn_context.activity
+        for n, pdf in enumerate(pdfs):
+            content = pdf.content if isinstance(pdf.content, dict) else {}
+            url, name = content.get("downloadUrl"), pdf.name or "study.pdf"
+            if not isinstance(url, str) or not url:
+                await turn_context.send_activity(messages.only_pdfs(name))
+                continue
+            text = messages.index_started(name, perspective) if index else messages.report_started(name)
+            posted = await turn_context.send_activity(text)
+            conversation = chat.ref(activity, status_message=posted.id if posted else None)
+            key = f"{dedupe_key}:{content.get('uniqueId') or n}"
+            file = FileRef(name=name, url=url)
+            job = IndexJob(key, conversation, chat.user, file, perspective) if index else \
+                ReportJob(key, conversation, chat.user, file)
+            self.queues.send(job)
+
+    async def _feedback(self, turn_context: TurnContext, chat: Chat, dedupe_key: str) -> None:
+        value = turn_context.activity.value
+        vote = value["feedback"]
+        self.state.record_feedback("teams", chat.tenant, chat.base_id, turn_context.activity.reply_to_id or "",
+                                   chat.user, vote, question=str(value.get("q", "")),
+                                   answer=str(value.get("a", "")), ledger_hash=str(value.get("h", "")))
+        await turn_context.send_activity(messages.feedback_thanks(vote))
+
+    # ---------------------------------------------------------------- report files (FileConsentCard)
+    async def on_teams_file_consent(self, turn_context: TurnContext,
+                                    file_consent_card_response: FileConsentCardResponse) -> InvokeResponse:
+        """Act once per invoke (a redelivered accept must not upload twice into a finished upload session)."""
+        activity = turn_context.activity
+        dedupe_key = f"teams:{activity.conversation.id}:{activity.id}"
+        if activity.id and not self.state.claim("teams", dedupe_key):
+            return InvokeResponse(status=200)
+        try:
+            return await super().on_teams_file_consent(turn_context, file_consent_card_response)
+        except Exception:
+            if activity.id:
+                self.state.release("teams", dedupe_key)
+            raise
+
+    async def on_teams_file_consent_accept(self, turn_context: TurnContext,
+                                           file_consent_card_response: FileConsentCardResponse) -> None:
+        """Upload the offered file to the ``uploadUrl`` Teams created in the user's OneDrive, then show it."""
+        info = file_consent_card_response.upload_info
+        key = consent_context(file_consent_card_response.context, self.reports_bucket)
+        name = (info.name if info and info.name else None) or PurePosixPath(key or "report").name
+        try:
+            if key is None or info is None or not info.upload_url:
+                raise ValueError("the consent does not name one of our report files")
+            upload(info.upload_url, self._reports().get(key))
+        except Exception:
+            logger.exception("file consent upload failed: %s", key)
+            await turn_context.send_activity(messages.upload_failed(name))
+            return
+        card = Attachment(content_type=FILE_INFO, name=info.name, content_url=info.content_url,
+                          content={"uniqueId": info.unique_id, "fileType": info.file_type})
+        await turn_context.send_activity(Activity(type=ActivityTypes.message, text=messages.upload_done(name),
+                                                  attachments=[card]))
+
+    async def on_teams_file_consent_decline(self, turn_context: TurnContext,
+                                            file_consent_card_response: FileConsentCardResponse) -> None:
+        key = consent_context(file_consent_card_response.context, self.reports_bucket)
+        await turn_context.send_activity(messages.upload_declined(PurePosixPath(key or "the report file").name))
+
+    def _reports(self) -> ObjectStore:
+        if self.reports is None:
+            from lcabot.cloud.aws import S3ObjectStore
+
+            self.reports = S3ObjectStore(self.reports_bucket)
+        return self.reports
+
+
+def upload(upload_url: str, data: bytes) -> None:
+    """PUT ``data`` to a OneDrive upload session in fragments (``Content-Range``; no ``Authorization``: the URL is
+    pre-authenticated)."""
+    import requests
+
+    total = len(data)
+    if not total:
+        raise ValueError("an upload session cannot take an empty file")
+    for first in range(0, total, UPLOAD_FRAGMENT):
+        chunk = data[first:first + UPLOAD_FRAGMENT]
+        response = requests.put(upload_url, data=chunk, timeout=30,
+                                headers={"Content-Range": f"bytes {first}-{first + len(chunk) - 1}/{total}"})
+        response.raise_for_status()
+
+
+# -------------------------------------------------------------------- Lambda entry
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What one execution environment keeps between invocations: the app's credentials (msal caches the
+    connector token inside them) and the bot."""
+
+    app_id: str
+    app_password: str
+    credentials: MicrosoftAppCredentials
+    bot: TeamsBot
+
+
+@cache
+def runtime() -> Runtime:
+    creds = teams_credentials()
+    bot = TeamsBot(conversation_state(), job_queues(), reports_bucket=os.environ.get("LCABOT_REPORTS_BUCKET", ""))
+    return Runtime(creds.app_id, creds.app_password, MicrosoftAppCredentials(creds.app_id, creds.app_password), bot)
+
+
+class _Adapter(BotFrameworkAdapter):
+    """A ``BotFrameworkAdapter`` for one invocation: its aiohttp connector sessions belong to that invocation's
+    event loop, so they are closed at its end (:meth:`close`)."""
+
+    def __init__(self, settings: BotFrameworkAdapterSettings) -> None:
+        super().__init__(settings)
+        self._opened: list[Any] = []
+
+    async def create_connector_client(self, service_url: str, identity=None, audience: str | None = None):
+        client = await super().create_connector_client(service_url, identity, audience)
+        self._opened.append(client)
+        return client
+
+    async def close(self) -> None:
+        for client in {id(c): c for c in self._opened}.values():
+            await client.__aexit__(None, None, None)
+
+
+def _response(status: int, body: Any = None) -> dict:
+    if body is None:
+        return {"statusCode": status, "headers": {}, "body": ""}
+    if isinstance(body, str):
+        return {"statusCode": status, "headers": {"content-type": "text/plain; charset=utf-8"}, "body": body}
+    return {"statusCode": status, "headers": {"content-type": "application/json"}, "body": json.dumps(body)}
+
+
+def parse_event(event: Any) -> tuple[Activity, str]:
+    """An HTTP API (payload 2.0) event → the activity and the ``Authorization`` header.
+
+    Raises:
+        ValueError: not an HTTP API event, a body that is not base64/UTF-8/JSON, or not an activity with a type.
+    """
+    if not isinstance(event, dict) or not isinstance(event.get("headers", {}), dict) or \
+            not isinstance(event.get("body"), str):
+        raise ValueError("not an API Gateway HTTP event with a body")
+    body = event["body"]
+    if event.get("isBase64Encoded"):
+        try:
+            body = base64.b64decode(body, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError) as err:
+            raise ValueError("body is not base64-encoded UTF-8") from err
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as err:
+        raise ValueError("body is not JSON") from err
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str) or not data["type"]:
+        raise ValueError("body is not an activity with a type")
+    try:
+        activity = Activity().deserialize(data)
+    except Exception as err:  # msrest raises DeserializationError and others for mistyped fields
+        raise ValueError(f"body is not an activity ({type(err).__name__})") from err
+    if activity.conversation is None or not activity.conversation.id:
+        raise ValueError("activity has no conversation")
+    headers = {str(k).lower(): v for k, v in (event.get("headers") or {}).items()}
+    return activity, str(headers.get("authorization") or "")
+
+
+async def serve(activity: Activity, auth_header: str, rt: Runtime) -> dict:
+    """Authenticate, then run the activity through the adapter and the bot; the HTTP response."""
+    try:
+        identity = await JwtTokenValidation.authenticate_request(
+            activity, auth_header, SimpleCredentialProvider(rt.app_id, rt.app_password), SimpleChannelProvider(),
+            AuthenticationConfiguration())
+        if not identity.is_authenticated:
+            raise PermissionError("not authenticated")
+    except Exception as err:  # the validator raises PermissionError, jwt errors, IndexError, plain Exception …
+        logger.warning("activity refused: %s: %s", type(err).__name__, err)
+        return _response(401, "unauthorized")
+    adapter = _Adapter(BotFrameworkAdapterSettings(rt.app_id, rt.app_password, app_credentials=rt.credentials))
+    try:
+        invoke = await adapter.process_activity_with_identity(activity, identity, rt.bot.on_turn)
+    except Exception:
+        logger.exception("activity failed: %s %s", activity.type, activity.id)
+        return _response(500, "internal error")
+    finally:
+        await adapter.close()
+    if invoke is not None:
+        return _response(int(invoke.status), invoke.body)
+    return _response(200)
+
+
+def handler(event: dict, context: Any) -> dict:
+    """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "headers", "body"}``."""
+    try:
+        activity, auth_header = parse_event(event)
+    except ValueError as err:
+        return _response(400, str(err))
+    try:
+        rt = runtime()
+    except Exception:  # no credentials: refuse every activity rather than run unauthenticated
+        logger.exception("Teams bot is not configured")
+        return _response(500, "not configured")
+    return asyncio.run(serve(activity, auth_header, rt))

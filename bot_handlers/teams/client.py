@@ -1,0 +1,274 @@
+"""The Teams ``PlatformClient`` the worker Lambdas deliver through, and the Bot Framework credentials both the webhook
+Lambda (``bot_handlers.teams.app``) and the workers read.
+
+Delivery is proactive: each job carries the conversation reference of the message it answers (``serviceUrl``,
+conversation, the message's activity id), and the synchronous ``botframework.connector.ConnectorClient`` posts into
+it with a token from ``MicrosoftAppCredentials`` (msal caches the token inside the credentials object, so one client
+per execution environment). Answers are Adaptive Cards (:mod:`bot_handlers.teams.cards`) replying to the question:
+in a channel into its reply chain (conversation id ``…;messageid=<root>``), in a personal or group chat into the
+chat. A progress message the webhook posted (``ConversationRef.status_message``) is updated in place.
+
+Files: a bot can send files only in personal chats, through a FileConsentCard the user accepts (the webhook then
+uploads the bytes, see ``TeamsBot.on_teams_file_consent_accept``). So report files are stored in the reports bucket
+under ``teams/<uuid>/<name>`` and, in a personal chat, offered as one FileConsentCard each; in channels and group
+chats the message carries presigned S3 links valid for :data:`LINK_EXPIRY_S`.
+
+Environment: ``MICROSOFT_APP_ID`` and ``MICROSOFT_APP_PASSWORD``, or ``LCABOT_TEAMS_SECRET_ARN`` (a Secrets Manager
+JSON secret with ``app_id`` and ``app_password``); ``LCABOT_REPORTS_BUCKET`` for report files.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from botbuilder.schema import Activity, ActivityTypes, Attachment
+from botframework.connector import ConnectorClient
+from botframework.connector.auth import MicrosoftAppCredentials
+from botframework.connector.models import ErrorResponseException
+
+from bot_handlers.teams import cards
+from lcabot import messages
+from lcabot.errors import ConfigurationError, DocumentError, NotAPdfError, TooLargeError
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef
+from lcabot.models import Answer, Turn
+
+FILE_CONSENT = "application/vnd.microsoft.teams.card.file.consent"
+FILE_INFO = "application/vnd.microsoft.teams.card.file.info"
+FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info"
+REPORTS_PREFIX = "teams/"  # reports bucket keys of files offered in Teams: teams/<uuid>/<name>
+LINK_EXPIRY_S = 24 * 3600
+FEEDBACK_QUESTION_CHARS = 500  # the question and answer excerpt kept in the 👍/👎 data (they count towards 28 KB)
+FEEDBACK_ANSWER_CHARS = 500
+
+
+@dataclass(frozen=True)
+class TeamsCredentials:
+    app_id: str
+    app_password: str
+
+
+@cache
+def teams_credentials() -> TeamsCredentials:
+    """The bot's Microsoft app id and password from the environment or Secrets Manager.
+
+    Raises:
+        ConfigurationError: neither ``MICROSOFT_APP_ID``/``MICROSOFT_APP_PASSWORD`` nor ``LCABOT_TEAMS_SECRET_ARN``
+            is set, or the secret lacks a field. An empty app id would switch Bot Framework authentication off, so
+            it is refused too.
+    """
+    app_id, password = os.environ.get("MICROSOFT_APP_ID"), os.environ.get("MICROSOFT_APP_PASSWORD")
+    if app_id and password:
+        return TeamsCredentials(app_id, password)
+    arn = os.environ.get("LCABOT_TEAMS_SECRET_ARN")
+    if not arn:
+        raise ConfigurationError("set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, or LCABOT_TEAMS_SECRET_ARN")
+    from lcabot.cloud.aws import secret_field
+
+    return TeamsCredentials(str(secret_field(arn, "app_id")), str(secret_field(arn, "app_password")))
+
+
+@cache
+def teams_client() -> TeamsClient:
+    credentials = teams_credentials()
+    return TeamsClient(MicrosoftAppCredentials(credentials.app_id, credentials.app_password))
+
+
+def feedback_data(question: str, answer: Answer) -> dict[str, str]:
+    """What the 👍/👎 actions carry back: the question, an answer excerpt, the retrieval mode and the ledger hash."""
+    return {"q": question[:FEEDBACK_QUESTION_CHARS], "a": answer.text[:FEEDBACK_ANSWER_CHARS],
+            "m": answer.retrieval_mode, "h": answer.ledger_hash}
+
+
+def thread_conversation_id(conversation: ConversationRef) -> str:
+    """The conversation id that addresses the reply chain: a channel's ``19:…@thread.tacv2;messageid=<root>``."""
+    if conversation.thread_ts and ";messageid=" not in conversation.channel:
+        return f"{conversation.channel};messageid={conversation.thread_ts}"
+    return conversation.channel
+
+
+def is_personal(conversation: ConversationRef) -> bool:
+    reference_conversation = conversation.reference.get("conversation") or {}
+    return reference_conversation.get("conversationType") == "personal"
+
+
+class TeamsClient:
+    """``PlatformClient`` for Teams conversations (``ConversationRef.channel`` is the conversation id, ``thread_ts``
+    the reply chain's root in channels, ``team`` the tenant, ``reference`` the serialized Bot Framework conversation
+    reference, ``status_message`` the id of the webhook's progress message)."""
+
+    def __init__(self, credentials: MicrosoftAppCredentials, s3=None) -> None:
+        self.credentials = credentials
+        self._connectors: dict[str, ConnectorClient] = {}
+        self._s3 = s3
+
+    # ---------------------------------------------------------------- PlatformClient
+    def post_answer(self, job: AnswerJob, answer: Answer) -> None:
+        card = cards.answer_card(answer, question=job.question, feedback_data=feedback_data(job.question, answer))
+        self._deliver(job.conversation, _card_activity(card, summary=answer.text[:120]))
+
+    def post_notice(self, conversation: ConversationRef, text: str) -> None:
+        self._deliver(conversation, Activity(type=ActivityTypes.message, text=text, text_format="plain"))
+
+    def post_progress(self, conversation: ConversationRef, text: str) -> None:
+        self._deliver(conversation, Activity(type=ActivityTypes.message, text=text, text_format="plain"))
+
+    def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
+        """Personal chat: a FileConsentCard per file (the user's accept uploads it to their OneDrive). Channels and
+        group chats: a card with presigned links to the reports bucket (:data:`LINK_EXPIRY_S`)."""
+        bucket = _reports_bucket()
+        stored = [(path, self._store(bucket, path)) for path in files]
+        if is_personal(conversation):
+            self._deliver(conversation, Activity(type=ActivityTypes.message, text_format="plain",
+                                                 text=f"{comment}\n\n{messages.files_offered(len(stored))}"))
+            for path, key in stored:
+                context = {"bucket": bucket, "key": key}
+                consent = {"description": f"{path.name} ({_size(path.stat().st_size)})",
+                           "sizeInBytes": path.stat().st_size, "acceptContext": context, "declineContext": context}
+                activity = Activity(type=ActivityTypes.message, attachments=[
+                    Attachment(content_type=FILE_CONSENT, name=path.name, content=consent)])
+                self._send(conversation, activity)
+        else:
+            links = [(path.name, self._presign(bucket, key)) for path, key in stored]
+            self._deliver(conversation, _card_activity(links_card(comment, links), summary=comment[:120]))
+
+    def history(self, job: AnswerJob) -> tuple[Turn, ...]:
+        """The turns the job carries: a bot cannot read a Teams reply chain through the Bot Connector (that needs
+        Microsoft Graph with ``ChannelMessage.Read.All``), so earlier turns are not fetched here."""
+        return job.history
+
+    def download(self, file: FileRef, limit_bytes: int) -> bytes:
+        """A shared file's bytes from its pre-authenticated ``downloadUrl`` (plain GET, no token).
+
+        Raises:
+            TooLargeError: the file is (or turns out to be) larger than ``limit_bytes``.
+            DocumentError: the link no longer works (it expires), so the user must share the file again.
+            NotAPdfError: what arrived is not a PDF.
+        """
+        limit_mb = limit_bytes / 1048576
+        if file.size is not None and file.size > limit_bytes:
+            raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
+        try:
+            with urllib.request.urlopen(file.url, timeout=60) as response:  # noqa: S310 (Teams' https downloadUrl)
+                data = response.read(limit_bytes + 1)
+        except urllib.error.HTTPError as err:
+            if 400 <= err.code < 500:
+                raise DocumentError(file.name, f"Teams no longer serves the file (HTTP {err.code}); please share "
+                                               "it again") from None
+            raise
+        if len(data) > limit_bytes:
+            raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
+        if not data.startswith(b"%PDF-"):
+            raise NotAPdfError(file.name, "Teams did not send a PDF")
+        return data
+
+    # ---------------------------------------------------------------- connector
+    def connector(self, service_url: str) -> ConnectorClient:
+        if service_url not in self._connectors:
+            self._connectors[service_url] = ConnectorClient(self.credentials, base_url=service_url)
+        return self._connectors[service_url]
+
+    def _deliver(self, conversation: ConversationRef, activity: Activity) -> None:
+        """Replace the progress message with ``activity`` when there is one (a new message if it is gone)."""
+        if conversation.status_message:
+            activity.id = conversation.status_message
+            try:
+                self._client(conversation).conversations.update_activity(
+                    thread_conversation_id(conversation), conversation.status_message, activity)
+                return
+            except ErrorResponseException as err:
+                if err.response is None or err.response.status_code != 404:
+                    raise
+            activity.id = None
+        self._send(conversation, activity)
+
+    def _send(self, conversation: ConversationRef, activity: Activity) -> None:
+        """A reply to the message the conversation reference names, or a new message in the conversation."""
+        conversation_id = thread_conversation_id(conversation)
+        replied_to = conversation.reference.get("activityId")
+        client = self._client(conversation).conversations
+        if replied_to:
+            activity.reply_to_id = replied_to
+            client.reply_to_activity(conversation_id, replied_to, activity)
+        else:
+            client.send_to_conversation(conversation_id, activity)
+
+    def _client(self, conversation: ConversationRef) -> ConnectorClient:
+        service_url = conversation.reference.get("serviceUrl")
+        if not service_url:
+            raise ConfigurationError(f"Teams conversation {conversation.channel!r} has no serviceUrl in its reference")
+        return self.connector(service_url)
+
+    # ---------------------------------------------------------------- reports bucket
+    def s3(self):
+        if self._s3 is None:
+            import boto3
+            from botocore.config import Config
+
+            self._s3 = boto3.client("s3", config=Config(signature_version="s3v4"))  # SigV2 links are deprecated
+        return self._s3
+
+    def _store(self, bucket: str, path: Path) -> str:
+        from lcabot.cloud.aws import S3ObjectStore
+
+        key = f"{REPORTS_PREFIX}{uuid.uuid4().hex}/{path.name}"
+        content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        S3ObjectStore(bucket, self.s3()).put(key, path.read_bytes(), content_type)
+        return key
+
+    def _presign(self, bucket: str, key: str) -> str:
+        return self.s3().generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key},
+                                                ExpiresIn=LINK_EXPIRY_S)
+
+
+def links_card(comment: str, links: Sequence[tuple[str, str]]) -> dict:
+    """An Adaptive Card: ``comment``, one link per file (the name shown escaped when the URL is refused by
+    :func:`cards.markdown_link`) and when the links expire."""
+    body: list[dict[str, Any]] = [_text(line) for line in cards.escape_markdown(comment).splitlines() if line.strip()]
+    for name, url in links:
+        try:
+            body.append(_text(cards.markdown_link(url, name)))
+        except ValueError:
+            body.append(_text(cards.escape_markdown(name)))
+    body.append(_text(messages.links_expire(LINK_EXPIRY_S // 3600), isSubtle=True, size="Small"))
+    return {"type": "AdaptiveCard", "$schema": cards.SCHEMA, "version": cards.VERSION, "body": body}
+
+
+def consent_context(value: Mapping[str, Any] | None, bucket: str) -> str | None:
+    """The reports-bucket key a FileConsentCard's context names, or ``None`` unless it is one of our Teams files in
+    ``bucket`` (the context comes back from the client; nothing else in the bucket may be fetched through it)."""
+    if not isinstance(value, Mapping) or value.get("bucket") != bucket:
+        return None
+    key = value.get("key")
+    if not isinstance(key, str) or not key.startswith(REPORTS_PREFIX) or ".." in key.split("/"):
+        return None
+    return key
+
+
+def _reports_bucket() -> str:
+    bucket = os.environ.get("LCABOT_REPORTS_BUCKET")
+    if not bucket:
+        raise ConfigurationError("LCABOT_REPORTS_BUCKET is not set (the function's environment in template.yaml "
+                                 "sets it)")
+    return bucket
+
+
+def _card_activity(card: dict, *, summary: str = "") -> Activity:
+    return Activity(type=ActivityTypes.message, summary=summary or None, attachments=[
+        Attachment(content_type=cards.CONTENT_TYPE, content=card)])
+
+
+def _text(text: str, **style: object) -> dict:
+    return {"type": "TextBlock", "text": text, "wrap": True, **style}
+
+
+def _size(n: int) -> str:
+    return f"{n / 1048576:.1f} MB" if n >= 1048576 else f"{max(1, round(n / 1024))} KB"

@@ -1,0 +1,346 @@
+"""The Teams bot end to end on this machine: Bot Framework activities, signed by the channel keys of a local Bot
+Framework stand-in (``tests/stubs/botframework_server.py``) and wrapped in the API Gateway event shape, reach the
+real webhook Lambda (``bot_handlers.teams.app.handler``), which validates the JWT with botframework-connector's
+unmodified validator and enqueues jobs on the template's queues in moto; the real answer and report Lambdas answer
+from the real corpus and deliver through ``TeamsClient`` to the stub's Bot Connector, which records every activity.
+msal and the key fetch reach the stub through its HTTPS proxy (``stub.proxy_env()``): no production code is pointed
+anywhere special."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import time
+import urllib.request
+import uuid
+
+import pytest
+
+from bot_handlers import state as bot_state
+from bot_handlers.teams import app as teams_app
+from bot_handlers.teams import client as teams_client
+from lcabot import messages
+from lcabot.devloop import LambdaContext
+from lcabot.jobs import ConversationRef, FileRef, ReportJob
+from tests.conftest import CORPUS
+from tests.stubs.botframework_server import BotFrameworkStub
+
+pytestmark = pytest.mark.corpus
+
+COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
+CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
+COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
+TABLE_2 = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling and "
+           "exportation in kg CO2e per kg green coffee?")
+TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+PERSONAL = "a:1lcabot-personal-chat-alice"
+CHANNEL = "19:5e1f3c2b9d8e4f70a1b2c3d4e5f60718@thread.tacv2"
+TEAM_ID = "19:9a8b7c6d5e4f30211a2b3c4d5e6f7081@thread.tacv2"
+ADAPTIVE = "application/vnd.microsoft.card.adaptive"
+_ids = itertools.count(int(time.time() * 1000) * 10)
+
+
+def clear_bot_caches() -> None:
+    for cached in (teams_client.teams_credentials, teams_client.teams_client, teams_app.runtime,
+                   bot_state.conversation_state, bot_state.job_queues):
+        cached.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+@pytest.fixture(scope="module")
+def teams(stack, monkeypatch_module):
+    stub = BotFrameworkStub().start()
+    for name, value in stub.proxy_env().items():
+        monkeypatch_module.setenv(name, value)
+    monkeypatch_module.setenv("MICROSOFT_APP_ID", stub.app_id)
+    monkeypatch_module.setenv("MICROSOFT_APP_PASSWORD", stub.app_password)
+    monkeypatch_module.delenv("LCABOT_TEAMS_SECRET_ARN", raising=False)
+    clear_bot_caches()
+    stack.put(COFFEE_KEY, COFFEE)
+    stack.ingest()
+    stack.bf = stub
+    yield stack
+    clear_bot_caches()
+    stub.stop()
+
+
+# ---------------------------------------------------------------- what the channel sends
+
+
+def new_id() -> str:
+    return str(next(_ids))
+
+
+def activity(stub: BotFrameworkStub, text: str = "", *, conversation: str = PERSONAL, kind: str = "personal",
+             activity_id: str | None = None, **fields) -> dict:
+    """A Teams message activity as the channel POSTs it (personal chat unless ``kind="channel"``)."""
+    bot = {"id": f"28:{stub.app_id}", "name": "lcabot"}
+    body = {
+        "type": "message", "id": activity_id or new_id(), "timestamp": "2024-06-10T09:15:02.123Z",
+        "localTimestamp": "2024-06-10T11:15:02.123+02:00", "serviceUrl": stub.service_url, "channelId": "msteams",
+        "from": {"id": "29:1alice-teams-id", "name": "Alice Example", "aadObjectId": "aad-alice"},
+        "conversation": {"conversationType": kind, "tenantId": TENANT, "id": conversation},
+        "recipient": bot, "textFormat": "plain", "locale": "en-US", "text": text,
+        "entities": [{"type": "clientInfo", "locale": "en-US", "country": "US", "platform": "Web",
+                      "timezone": "Europe/Berlin"}],
+        "channelData": {"tenant": {"id": TENANT}},
+    }
+    if kind == "channel":
+        body["conversation"]["isGroup"] = True
+        body["text"] = f"<at>lcabot</at> {text}"
+        body["entities"].append({"type": "mention", "text": "<at>lcabot</at>", "mentioned": bot})
+        body["channelData"].update({"teamsChannelId": CHANNEL, "teamsTeamId": TEAM_ID, "channel": {"id": CHANNEL},
+                                    "team": {"id": TEAM_ID}})
+    body.update(fields)
+    return body
+
+
+def api_event(body: dict, authorization: str | None) -> dict:
+    """The HTTP API (payload 2.0) event for ``POST /api/messages`` (API Gateway base64-encodes nothing here)."""
+    headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Microsoft-SkypeBotApi",
+               "x-forwarded-proto": "https"}
+    if authorization is not None:
+        headers["authorization"] = authorization
+    return {"version": "2.0", "routeKey": "POST /api/messages", "rawPath": "/api/messages", "rawQueryString": "",
+            "headers": headers, "requestContext": {
+                "http": {"method": "POST", "path": "/api/messages", "protocol": "HTTP/1.1",
+                         "sourceIp": "52.112.0.1", "userAgent": "Microsoft-SkypeBotApi"},
+                "requestId": str(uuid.uuid4()), "routeKey": "POST /api/messages", "stage": "$default"},
+            "body": json.dumps(body), "isBase64Encoded": False}
+
+
+def post(stub: BotFrameworkStub, body: dict, authorization: str | None = "mint") -> dict:
+    if authorization == "mint":
+        authorization = stub.channel_auth_header(stub.service_url)
+    return teams_app.handler(api_event(body, authorization), LambdaContext("TeamsFunction", timeout_s=15))
+
+
+# ---------------------------------------------------------------- what the bot sent
+
+
+def sent(stub: BotFrameworkStub, conversation: str, *, op: str | None = None, kind: str = "message") -> list[dict]:
+    return [a for a in stub.activities if a["conversation_id"] == conversation and a["body"]["type"] == kind
+            and (op is None or a["op"] == op)]
+
+
+def replies_to(stub: BotFrameworkStub, activity_id: str, kind: str = "message") -> list[dict]:
+    return [a for a in stub.activities if a["reply_to_id"] == activity_id and a["body"]["type"] == kind]
+
+
+def card_text(posted: dict) -> str:
+    (attachment,) = posted["body"]["attachments"]
+    assert attachment["contentType"] == ADAPTIVE
+    texts = []
+    for item in attachment["content"]["body"]:
+        texts += [i["text"] for i in item.get("items", [])] if item["type"] == "Container" else [item["text"]]
+    return "\n".join(texts)
+
+
+def answer_queue_depth(stack) -> int:
+    attributes = stack.sqs.get_queue_attributes(QueueUrl=stack.env["LCABOT_ANSWER_QUEUE_URL"], AttributeNames=[
+        "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
+    return sum(int(v) for v in attributes.values())
+
+
+# ---------------------------------------------------------------- 1. authentication
+
+
+@pytest.mark.parametrize("case", ["forged (key not published)", "wrong audience", "expired", "no Authorization"])
+def test_an_unauthenticated_activity_gets_401_and_nothing_is_enqueued_or_sent(teams, case):
+    stub = teams.bf
+    service_url = stub.service_url
+    authorization = {
+        "forged (key not published)": "Bearer " + stub.mint_rogue_token(service_url),
+        "wrong audience": stub.channel_auth_header(service_url, audience="11111111-2222-3333-4444-555555555555"),
+        "expired": stub.channel_auth_header(service_url, expires_in=-600, not_before_offset=-3600),
+        "no Authorization": None,
+    }[case]
+    before = len(stub.activities)
+
+    response = post(stub, activity(stub, "What is GWP100?"), authorization)
+
+    assert response["statusCode"] == 401
+    assert answer_queue_depth(teams) == 0
+    assert len(stub.activities) == before
+
+
+def test_a_token_for_another_service_url_is_refused(teams):
+    stub = teams.bf
+    body = activity(stub, "What is GWP100?", serviceUrl="http://127.0.0.1:9/evil/")
+    assert post(stub, body, stub.channel_auth_header(stub.service_url))["statusCode"] == 401
+    assert answer_queue_depth(teams) == 0
+
+
+def test_a_malformed_body_gets_400(teams):
+    event = api_event(activity(teams.bf, "x"), teams.bf.channel_auth_header(teams.bf.service_url))
+    event["body"] = "{not json"
+    assert teams_app.handler(event, None)["statusCode"] == 400
+    event["body"], event["isBase64Encoded"] = base64.b64encode(b'{"type": "message"}').decode(), True
+    assert teams_app.handler(event, None)["statusCode"] == 400  # decoded, but no conversation
+
+
+# ---------------------------------------------------------------- 2. questions
+
+
+def test_a_personal_question_is_answered_with_a_cited_adaptive_card(teams):
+    stub = teams.bf
+    question = activity(stub, TABLE_2)
+
+    assert post(stub, question)["statusCode"] == 200
+    assert [a["body"]["type"] for a in replies_to(stub, question["id"], "typing")] == ["typing"]
+    assert teams.answer() == (1, 0)
+
+    (reply,) = replies_to(stub, question["id"])
+    assert reply["op"] == "reply" and reply["conversation_id"] == PERSONAL
+    text = card_text(reply)
+    assert "10.44" in text and "p. 11" in text
+    assert "Nab & Maslin coffee \\(2020\\).pdf" in text  # the library file name, escaped
+    up, down = reply["body"]["attachments"][0]["content"]["actions"]
+    assert (up["data"]["feedback"], down["data"]["feedback"], up["data"]["q"]) == ("up", "down", TABLE_2)
+    assert 0 < len(up["data"]["a"]) <= teams_client.FEEDBACK_ANSWER_CHARS and "Table 2" in up["data"]["a"]
+
+
+def test_the_same_activity_delivered_twice_is_answered_once(teams):
+    stub = teams.bf
+    question = activity(stub, "What is the functional unit of the coffee study?")
+
+    assert [post(stub, question)["statusCode"] for _ in range(2)] == [200, 200]
+    assert teams.answer() == (1, 0)
+
+    (reply,) = replies_to(stub, question["id"])
+    assert "green coffee" in card_text(reply).lower()
+
+
+def test_a_channel_mention_is_answered_in_its_reply_chain(teams):
+    stub = teams.bf
+    root = new_id()
+    in_thread = f"{CHANNEL};messageid={root}"
+    question = activity(stub, TABLE_2, conversation=in_thread, kind="channel")
+
+    assert post(stub, question)["statusCode"] == 200
+    assert teams.answer() == (1, 0)
+
+    (reply,) = replies_to(stub, question["id"])
+    assert reply["conversation_id"] == in_thread  # same channel, same reply chain
+    assert "10.44" in card_text(reply)
+
+
+def test_a_feedback_click_on_the_card_is_recorded(teams):
+    stub = teams.bf
+    question = activity(stub, TABLE_2)
+    post(stub, question)
+    teams.answer()
+    (reply,) = replies_to(stub, question["id"])
+    down = reply["body"]["attachments"][0]["content"]["actions"][1]["data"]
+    click = activity(stub, "", replyToId=reply["id"], value=down)
+    del click["text"]
+
+    assert post(stub, click)["statusCode"] == 200
+
+    (vote,) = [v for v in bot_state.conversation_state().feedback("teams", TENANT, PERSONAL)
+               if v["sk"] == f"{reply['id']}#aad-alice"]
+    assert (vote["vote"], vote["question"], vote["answer"]) == ("down", TABLE_2, down["a"])
+    assert replies_to(stub, click["id"])[-1]["body"]["text"] == messages.feedback_thanks("down")
+
+
+# ---------------------------------------------------------------- 3. reports
+
+
+def test_a_pdf_in_a_personal_chat_becomes_a_report_offered_with_file_consent_cards_and_uploaded_on_accept(teams):
+    stub = teams.bf
+    url = stub.register_download(COFFEE.read_bytes(), "coffee study.pdf")
+    shared = activity(stub, "", attachments=[
+        {"contentType": "application/vnd.microsoft.teams.file.download.info", "name": "coffee study.pdf",
+         "contentUrl": "https://contoso-my.sharepoint.com/personal/alice/Documents/coffee%20study.pdf",
+         "content": {"downloadUrl": url, "uniqueId": "5F1C0B7E-3D22-4B1A-9C41-0D2B9E1A7F11", "fileType": "pdf"}}])
+
+    assert post(stub, shared)["statusCode"] == 200
+    (progress,) = replies_to(stub, shared["id"])
+    assert progress["body"]["text"] == messages.report_started("coffee study.pdf")
+    assert teams.report() == (1, 0)
+
+    updates = [a for a in sent(stub, PERSONAL, op="update") if a["activity_id"] == progress["id"]]
+    assert messages.report_ready("coffee study.pdf") in updates[-1]["body"]["text"]
+    consents = [a["body"]["attachments"][0] for a in replies_to(stub, shared["id"])
+                if a["body"].get("attachments")]
+    assert {c["contentType"] for c in consents} == {teams_client.FILE_CONSENT}
+    assert sorted(c["name"].rsplit(".", 1)[1] for c in consents) == ["docx", "md", "png"]
+    (md,) = [c for c in consents if c["name"].endswith(".md")]
+    assert md["content"]["sizeInBytes"] > 0 and md["content"]["acceptContext"]["key"].startswith("teams/")
+
+    info = stub.upload_info(md["name"])
+    accept = activity(stub, "", type="invoke", name="fileConsent/invoke", replyToId=new_id(), value={
+        "type": "fileUpload", "action": "accept", "context": md["content"]["acceptContext"], "uploadInfo": info})
+    del accept["text"]
+    response = post(stub, accept)
+
+    assert response["statusCode"] == 200
+    (upload,) = [u for u in stub.uploads if u["name"] == md["name"]]
+    assert "| Exportation | 10.44 |" in upload["data"].decode()
+    assert len(upload["data"]) == md["content"]["sizeInBytes"]
+    (shown,) = [a["body"]["attachments"][0] for a in replies_to(stub, accept["id"])]
+    assert shown["contentType"] == "application/vnd.microsoft.teams.card.file.info"
+    assert (shown["name"], shown["contentUrl"], shown["content"]["uniqueId"]) == (
+        md["name"], info["contentUrl"], info["uniqueId"])
+
+
+def test_a_report_for_a_channel_comes_back_as_expiring_links_to_the_reports_bucket(teams):
+    """Teams gives bots no file in channels (files there need Microsoft Graph), so the report job is queued as the
+    webhook would for a channel conversation; the delivery side is what is under test."""
+    stub = teams.bf
+    root = new_id()
+    in_thread = f"{CHANNEL};messageid={root}"
+    reference = {"activityId": root, "bot": {"id": f"28:{stub.app_id}", "name": "lcabot"}, "channelId": "msteams",
+                 "conversation": {"conversationType": "channel", "id": in_thread, "isGroup": True,
+                                  "tenantId": TENANT},
+                 "serviceUrl": stub.service_url, "user": {"id": "29:1alice-teams-id", "aadObjectId": "aad-alice"}}
+    conversation = ConversationRef("teams", in_thread, root, TENANT, reference)
+    study = FileRef("coffee channel.pdf", url=stub.register_download(COFFEE.read_bytes(), "coffee channel.pdf"))
+    job = ReportJob(f"teams:{in_thread}:{root}", conversation, "aad-alice", study)
+    teams.sqs.send_message(QueueUrl=teams.env["LCABOT_REPORT_QUEUE_URL"], MessageBody=job.to_json())
+
+    assert teams.report() == (1, 0)
+
+    (links,) = [a for a in replies_to(stub, root) if a["body"].get("attachments")]
+    assert links["conversation_id"] == in_thread
+    card = links["body"]["attachments"][0]["content"]
+    assert card["body"][-1]["text"] == messages.links_expire(24)
+    urls = {}
+    for block in card["body"]:
+        if block["text"].startswith("[") and "](" in block["text"]:
+            label, _, rest = block["text"][1:].partition("](")
+            urls[label.replace("\\", "")] = rest[:-1]
+    assert sorted(name.rsplit(".", 1)[1] for name in urls) == ["docx", "md", "png"]
+    (md_url,) = [u for name, u in urls.items() if name.endswith(".md")]
+    assert md_url.startswith(teams.endpoint + "/") and "X-Amz-Expires=86400" in md_url
+    with urllib.request.urlopen(md_url, timeout=10) as response:  # noqa: S310 (the moto server)
+        assert "| Exportation | 10.44 |" in response.read().decode()
+
+
+# ---------------------------------------------------------------- 4. indexing from Teams
+
+
+def test_a_pdf_shared_with_index_is_added_to_the_library_and_the_progress_message_says_when_searchable(teams):
+    stub = teams.bf
+    url = stub.register_download(CHIC.read_bytes(), "CHIC objective.pdf")
+    shared = activity(stub, "index eu", attachments=[
+        {"contentType": "application/vnd.microsoft.teams.file.download.info", "name": "CHIC objective.pdf",
+         "content": {"downloadUrl": url, "uniqueId": "7A0C4E55-1B2D-4C3E-8F90-112233445566", "fileType": "pdf"}}])
+
+    assert post(stub, shared)["statusCode"] == 200
+    (progress,) = replies_to(stub, shared["id"])
+    assert progress["body"]["text"] == messages.index_started("CHIC objective.pdf", "eu_funding")
+    assert teams.report() == (1, 0)
+    key = "library/eu_funding/CHIC objective.pdf"
+    head = teams.s3.head_object(Bucket=teams.library_bucket, Key=key)
+    assert json.loads(head["Metadata"]["lcabot-conversation"])["reference"]["serviceUrl"] == stub.service_url
+    teams.ingest()
+
+    updates = [a["body"]["text"] for a in sent(stub, PERSONAL, op="update") if a["activity_id"] == progress["id"]]
+    assert updates == [messages.index_waiting("CHIC objective.pdf"), messages.index_done(teams.status(key))]
