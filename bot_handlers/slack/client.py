@@ -26,6 +26,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
+from bot_handlers.intent import strip_mentions
 from bot_handlers.slack import blocks
 from lcabot.errors import ConfigurationError, NotAPdfError, TooLargeError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
@@ -134,7 +135,7 @@ class SlackClient:
                     turns.append(Turn(question, html.unescape(message.get("text", ""))))
                     question = None
             elif not message.get("subtype") or message.get("subtype") == "file_share":
-                question = html.unescape(message.get("text", ""))
+                question = strip_mentions(html.unescape(message.get("text", "")))
         return tuple(turns[-HISTORY_TURNS:])
 
     def download(self, file: FileRef, limit_bytes: int) -> bytes:
