@@ -35,6 +35,16 @@ class EmptyPdfError(DocumentError):
     reason = "no_text"
 
 
+class FileUnavailableError(DocumentError):
+    """A shared file can no longer be fetched from the chat platform (deleted or unshared)."""
+
+    reason = "unavailable"
+
+
+class ObjectExistsError(LcabotError):
+    """An object key is already taken (a conditional write refused to replace it)."""
+
+
 class TooLargeError(DocumentError):
     reason = "too_large"
 

@@ -149,6 +149,11 @@ def index_refused(detail: str) -> str:
     return f"I cannot add this file to the library: {detail}"
 
 
+def index_exists(name: str, key: str) -> str:
+    return (f"The library already has a document named {name} ({key}); a shared file never replaces one. "
+            "Rename the file to add it as a new document, or ask a library maintainer to replace it.")
+
+
 def index_waiting(name: str) -> str:
     return f"{name} is in the library bucket; indexing it now. I will say here when it is searchable."
 

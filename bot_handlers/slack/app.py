@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot_handlers.intent import parse_intent
+from bot_handlers.slack import blocks
 from bot_handlers.slack.client import slack_credentials, web_client
 from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
 from lcabot import messages
@@ -38,16 +40,41 @@ logger = logging.getLogger("lcabot.slack")
 REPORT_CALLBACK = "lca_report"
 REPORT_BLOCK, REPORT_ACTION = "study", "study_file"
 _ACTED_SUBTYPES = (None, "file_share", "thread_broadcast")  # message subtypes that are a person writing
+# Web API errors that retrying the event cannot fix: acknowledged and logged instead of making Slack retry
+_PERMANENT_ERRORS = ("not_in_channel", "channel_not_found", "is_archived", "restricted_action", "missing_scope",
+                     "msg_too_long", "invalid_blocks", "no_permission")
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
 def is_pdf(file: dict) -> bool:
     return file.get("filetype") == "pdf" or file.get("mimetype") == "application/pdf"
 
 
+def file_url(file: dict) -> str:
+    return file.get("url_private_download") or file.get("url_private") or ""
+
+
 def file_ref(file: dict) -> FileRef:
     """A Slack file object (event ``files[]``, ``file_input`` value) → a ``FileRef`` downloaded by the worker."""
-    return FileRef(name=file.get("name") or file.get("title") or file["id"],
-                   url=file.get("url_private_download") or file["url_private"], size=file.get("size"))
+    return FileRef(name=file.get("name") or file.get("title") or file.get("id") or "the file", url=file_url(file),
+                   size=file.get("size"))
+
+
+def resolve_files(client: WebClient, files: list[dict]) -> list[dict]:
+    """Files as full objects: Slack sends some (e.g. in Slack Connect) as ``{"id", "file_access":
+    "check_file_info"}``; those are looked up with ``files.info``, and dropped when that is refused."""
+    resolved = []
+    for file in files:
+        if isinstance(file, dict) and file.get("id") and (file.get("file_access") == "check_file_info"
+                                                          or not file_url(file)):
+            try:
+                file = client.files_info(file=file["id"])["file"]
+            except SlackApiError as err:
+                logger.warning("files.info refused for %s: %s", file["id"], err.response.get("error"))
+                continue
+        if isinstance(file, dict):
+            resolved.append(file)
+    return resolved
 
 
 def report_modal(channel: str, thread_ts: str | None = None) -> dict:
@@ -68,6 +95,31 @@ def report_modal(channel: str, thread_ts: str | None = None) -> dict:
     }
 
 
+class _Replies:
+    """The bot's messages in one thread while acting on one event: text escaped (file names and the like can
+    never ping anyone), and the placeholders posted so far, to delete if acting fails before a job is queued."""
+
+    def __init__(self, client: WebClient, channel: str, thread_ts: str) -> None:
+        self.client, self.channel, self.thread_ts = client, channel, thread_ts
+        self.placeholders: list[str] = []
+
+    def say(self, text: str) -> str:
+        return self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
+                                            text=blocks.escape(text))["ts"]
+
+    def placeholder(self, text: str) -> str:
+        ts = self.say(text)
+        self.placeholders.append(ts)
+        return ts
+
+    def undo(self) -> None:
+        for ts in self.placeholders:
+            try:
+                self.client.chat_delete(channel=self.channel, ts=ts)
+            except SlackApiError as err:
+                logger.warning("could not delete placeholder %s: %s", ts, err.response.get("error"))
+
+
 class SlackBot:
     """The listeners' logic, bound to a conversation state store and the job queues."""
 
@@ -83,7 +135,7 @@ class SlackBot:
     def on_message(self, event: dict, context: BoltContext, client: WebClient) -> None:
         if event.get("subtype") not in _ACTED_SUBTYPES or event.get("bot_id") or not event.get("user"):
             return
-        if event.get("user") == context.bot_user_id:
+        if event.get("user") == context.bot_user_id or not event.get("channel") or not event.get("ts"):
             return
         channel, thread_ts = event["channel"], event.get("thread_ts")
         if event.get("channel_type") == "im" or channel in self.library_channels and event.get("files"):
@@ -93,61 +145,71 @@ class SlackBot:
             self._act(event, context, client)
 
     def _act(self, event: dict, context: BoltContext, client: WebClient) -> None:
-        team, channel, ts, user = context.team_id or "", event["channel"], event["ts"], event.get("user", "")
-        files = event.get("files") or []
-        pdfs = [f for f in files if is_pdf(f)]
-        intent = parse_intent(event.get("text", ""), library_channel=channel in self.library_channels,
-                              has_file=bool(pdfs))
+        """Claim the message once, then reply or enqueue. A failure Slack's retry can fix (a 5xx, a throttled
+        queue) releases the claim, deletes the placeholders posted and raises (Slack gets a 500 and retries);
+        one it cannot fix (the bot is not in the channel, the channel is archived) is logged and acknowledged."""
+        team, channel, ts = context.team_id or "", event.get("channel"), event.get("ts")
+        if not channel or not ts:
+            logger.warning("event without channel or ts ignored")
+            return
         dedupe_key = f"slack:{team}:{channel}:{ts}"
         if not self.state.claim("slack", dedupe_key):
             logger.info("duplicate delivery ignored: %s", dedupe_key)
             return
+        thread = event.get("thread_ts") or ts
+        replies = _Replies(client, channel, thread)
         try:
-            thread = event.get("thread_ts") or ts
-            conversation = ConversationRef("slack", channel, thread, team)
-            if self.state.over_limit("slack", team, channel, user):
-                client.chat_postMessage(channel=channel, thread_ts=thread, text=messages.rate_limited())
+            self._reply(event, context, client, replies, dedupe_key)
+        except SlackApiError as err:
+            replies.undo()
+            if err.response.get("error") in _PERMANENT_ERRORS:
+                logger.warning("cannot reply in %s: %s", channel, err.response.get("error"))
                 return
-            if files and not pdfs:
-                client.chat_postMessage(channel=channel, thread_ts=thread,
-                                        text=messages.only_pdfs(files[0].get("name", "the file")))
-            elif intent.kind in ("report", "index") and not pdfs:
-                client.chat_postMessage(channel=channel, thread_ts=thread, text=messages.file_missing(
-                    "make a report" if intent.kind == "report" else "add a document to the library"))
-            elif intent.kind == "report":
-                self._enqueue_files(client, conversation, user, dedupe_key, pdfs, report=True)
-            elif intent.kind == "index":
-                self._enqueue_files(client, conversation, user, dedupe_key, pdfs, perspective=intent.perspective)
-            elif pdfs:
-                client.chat_postMessage(channel=channel, thread_ts=thread, text=messages.pdf_needs_intent(
-                    pdfs[0].get("name", "the PDF")))
-            elif intent.kind == "help":
-                client.chat_postMessage(channel=channel, thread_ts=thread, text=messages.chat_help())
-            else:
-                mode = intent.mode or self.state.retrieval_mode("slack", team, channel)
-                placeholder = client.chat_postMessage(channel=channel, thread_ts=thread, text=messages.searching())
-                self.state.remember_thread("slack", team, channel, thread)
-                self.queues.send(AnswerJob(
-                    dedupe_key=dedupe_key, user=user, question=intent.text, retrieval_mode=mode,
-                    conversation=ConversationRef("slack", channel, thread, team, status_message=placeholder["ts"])))
+            self.state.release("slack", dedupe_key)
+            raise
         except Exception:
+            replies.undo()
             self.state.release("slack", dedupe_key)  # Slack retries on a 5xx; that retry must not be a duplicate
             raise
 
-    def _enqueue_files(self, client: WebClient, conversation: ConversationRef, user: str, dedupe_key: str,
-                       pdfs: list[dict], *, report: bool = False, perspective: str = "general") -> None:
-        for file in pdfs:
-            ref = file_ref(file)
-            text = messages.report_started(ref.name) if report else messages.index_started(ref.name, perspective)
-            posted = client.chat_postMessage(channel=conversation.channel, thread_ts=conversation.thread_ts,
-                                             text=text)
-            target = ConversationRef("slack", conversation.channel, conversation.thread_ts, conversation.team,
-                                     status_message=posted["ts"])
-            key = f"{dedupe_key}:{file['id']}"
-            job = ReportJob(key, target, user, ref) if report else IndexJob(key, target, user, ref, perspective)
-            self.queues.send(job)
-        self.state.remember_thread("slack", conversation.team or "", conversation.channel,
-                                   conversation.thread_ts or "")
+    def _reply(self, event: dict, context: BoltContext, client: WebClient, replies: _Replies,
+               dedupe_key: str) -> None:
+        team, channel, user, thread = context.team_id or "", replies.channel, event.get("user", ""), replies.thread_ts
+        files = resolve_files(client, event.get("files") or [])
+        pdfs = [f for f in files if is_pdf(f) and file_url(f)]
+        intent = parse_intent(event.get("text") or "", library_channel=channel in self.library_channels,
+                              has_file=bool(pdfs))
+        conversation = ConversationRef("slack", channel, thread, team)
+        if self.state.over_limit("slack", team, channel, user):
+            replies.say(messages.rate_limited())
+            return
+        self.state.remember_thread("slack", team, channel, thread)  # follow-ups in this thread need no mention
+        if files and not pdfs:
+            replies.say(messages.only_pdfs(files[0].get("name") or "the file"))
+        elif intent.kind in ("report", "index") and not pdfs:
+            replies.say(messages.file_missing(
+                "make a report" if intent.kind == "report" else "add a document to the library"))
+        elif intent.kind in ("report", "index"):
+            for file in pdfs:
+                ref = file_ref(file)
+                key = f"{dedupe_key}:{file['id']}"
+                if intent.kind == "report":
+                    target = replace(conversation, status_message=replies.placeholder(
+                        messages.report_started(ref.name)))
+                    self.queues.send(ReportJob(key, target, user, ref))
+                else:
+                    target = replace(conversation, status_message=replies.placeholder(
+                        messages.index_started(ref.name, intent.perspective)))
+                    self.queues.send(IndexJob(key, target, user, ref, intent.perspective))
+        elif pdfs:
+            replies.say(messages.pdf_needs_intent(pdfs[0].get("name") or "the PDF"))
+        elif intent.kind == "help":
+            replies.say(messages.chat_help())
+        else:
+            mode = intent.mode or self.state.retrieval_mode("slack", team, channel)
+            target = replace(conversation, status_message=replies.placeholder(messages.searching()))
+            self.queues.send(AnswerJob(dedupe_key=dedupe_key, user=user, question=intent.text, retrieval_mode=mode,
+                                       conversation=target))
 
     # ---------------------------------------------------------------- commands and interactivity
     def on_report_command(self, ack, body: dict, client: WebClient) -> None:
@@ -155,30 +217,42 @@ class SlackBot:
         client.views_open(trigger_id=body["trigger_id"], view=report_modal(body["channel_id"]))
 
     def on_report_submission(self, ack, body: dict, view: dict, context: BoltContext, client: WebClient) -> None:
+        """The dialog's PDF → a progress message (in the channel the command came from, or a DM when the bot is not
+        there) and a ``ReportJob`` threaded under it. Claimed once per view; released if queueing fails."""
         value = view["state"]["values"].get(REPORT_BLOCK, {}).get(REPORT_ACTION, {})
-        files = value.get("files") or []
-        if not files or not is_pdf(files[0]):
+        files = [f for f in value.get("files") or [] if isinstance(f, dict)]
+        if not files or not is_pdf(files[0]) or not file_url(files[0]):
             ack(response_action="errors", errors={REPORT_BLOCK: "Choose a PDF file."})
             return
         ack()
         team, user = context.team_id or "", body["user"]["id"]
-        meta = json.loads(view.get("private_metadata") or "{}")
-        channel = meta.get("channel") or user
+        try:
+            meta = json.loads(view.get("private_metadata") or "{}")
+        except json.JSONDecodeError:
+            meta = {}
+        meta = meta if isinstance(meta, dict) else {}
         dedupe_key = f"slack:{team}:view:{view['id']}"
         if not self.state.claim("slack", dedupe_key):
             return
         ref = file_ref(files[0])
-        text = f"<@{user}>: {messages.report_started(ref.name)}"
+        text = blocks.escape(messages.report_started(ref.name))
+        if _USER_ID.match(user):
+            text = f"<@{user}>: {text}"
         try:
-            posted = client.chat_postMessage(channel=channel, thread_ts=meta.get("thread_ts"), text=text)
-        except SlackApiError as err:
-            if err.response.get("error") not in ("not_in_channel", "channel_not_found"):
-                raise
-            posted = client.chat_postMessage(channel=user, text=text)  # the bot is not in that channel: DM
-        channel = posted["channel"]
-        thread = meta.get("thread_ts") or posted["ts"]
-        conversation = ConversationRef("slack", channel, thread, team, status_message=posted["ts"])
-        self.queues.send(ReportJob(f"{dedupe_key}:{files[0]['id']}", conversation, user, ref))
+            try:
+                posted = client.chat_postMessage(channel=meta.get("channel") or user, thread_ts=meta.get("thread_ts"),
+                                                 text=text)
+            except SlackApiError as err:
+                if err.response.get("error") not in ("not_in_channel", "channel_not_found"):
+                    raise
+                posted = client.chat_postMessage(channel=user, text=text)  # the bot is not in that channel: DM
+            thread = meta.get("thread_ts") if posted["channel"] == meta.get("channel") else None
+            conversation = ConversationRef("slack", posted["channel"], thread or posted["ts"], team,
+                                           status_message=posted["ts"])
+            self.queues.send(ReportJob(f"{dedupe_key}:{files[0].get('id', '')}", conversation, user, ref))
+        except Exception:
+            self.state.release("slack", dedupe_key)
+            raise
 
     def on_mode_command(self, ack, command: dict, context: BoltContext) -> None:
         team, channel, user = context.team_id or "", command["channel_id"], command["user_id"]
@@ -197,6 +271,7 @@ class SlackBot:
             value = json.loads(action.get("value") or "{}")
         except json.JSONDecodeError:
             value = {}
+        value = value if isinstance(value, dict) else {}
         message, channel, user = body.get("message") or {}, body["channel"]["id"], body["user"]["id"]
         self.state.record_feedback("slack", context.team_id or "", channel, message.get("ts", ""), user, vote,
                                    question=str(value.get("q", "")), answer=message.get("text", ""),
@@ -208,7 +283,9 @@ class SlackBot:
 def build_app(bot: SlackBot, *, token: str, signing_secret: str) -> App:
     """The Bolt app: signature verification on, ``process_before_response`` (a Lambda must finish its work
     before returning), listeners registered on ``bot``."""
-    app = App(client=web_client(token), signing_secret=signing_secret, process_before_response=True, logger=logger)
+    # no waiting out 429s here: Slack needs its 200 within 3 s; a failed reply releases the claim and Slack retries
+    app = App(client=web_client(token, wait_on_rate_limit=False), signing_secret=signing_secret,
+              process_before_response=True, logger=logger)
     app.event("app_mention")(bot.on_mention)
     app.event("message")(bot.on_message)
     app.command("/lca-report")(bot.on_report_command)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,9 +30,11 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 
 from bot_handlers.intent import strip_mentions
 from bot_handlers.slack import blocks
-from lcabot.errors import ConfigurationError, NotAPdfError, TooLargeError
+from lcabot.errors import ConfigurationError, FileUnavailableError, NotAPdfError, TooLargeError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 from lcabot.models import Answer, Turn
+
+logger = logging.getLogger("lcabot.slack")
 
 SLACK_API_URL = "https://slack.com/api/"
 HISTORY_TURNS = 6  # earlier question/answer pairs of the thread given to the answerer
@@ -64,11 +68,12 @@ def slack_credentials() -> SlackCredentials:
     return SlackCredentials(secret_field(arn, "bot_token"), secret_field(arn, "signing_secret"))
 
 
-def web_client(token: str) -> WebClient:
-    """A Web API client that waits out 429s (``Retry-After``) and retries dropped connections."""
+def web_client(token: str, *, wait_on_rate_limit: bool = True) -> WebClient:
+    """A Web API client that retries dropped connections and, for the workers, waits out 429s (``Retry-After``)."""
     client = WebClient(token=token, base_url=os.environ.get("LCABOT_SLACK_API_URL") or SLACK_API_URL)
-    client.retry_handlers = [ConnectionErrorRetryHandler(max_retry_count=2),
-                             RateLimitErrorRetryHandler(max_retry_count=3)]
+    client.retry_handlers = [ConnectionErrorRetryHandler(max_retry_count=2)]
+    if wait_on_rate_limit:
+        client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
     return client
 
 
@@ -107,13 +112,18 @@ class SlackClient:
         self._replace_or_post(conversation, *blocks.notice_blocks(text))
 
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
+        """Upload into the thread, then mark the progress message done. The files are the delivery: once they are
+        uploaded, a failing progress update is logged, not raised (a retry would upload them twice)."""
         self.web.files_upload_v2(
-            channel=conversation.channel, thread_ts=conversation.thread_ts, initial_comment=comment,
+            channel=conversation.channel, thread_ts=conversation.thread_ts, initial_comment=blocks.escape(comment),
             file_uploads=[{"file": str(f), "filename": f.name, "title": f.name} for f in files],
             request_file_info=False,
         )
         if conversation.status_message:
-            self.post_progress(conversation, comment)
+            try:
+                self.post_progress(conversation, comment)
+            except SlackApiError as err:
+                logger.warning("report delivered; progress message not updated: %s", err.response.get("error"))
 
     def history(self, job: AnswerJob) -> tuple[Turn, ...]:
         """The thread's earlier question/answer pairs (at most :data:`HISTORY_TURNS`, oldest first): each person's
@@ -145,13 +155,20 @@ class SlackClient:
             TooLargeError: the file is (or turns out to be) larger than ``limit_bytes``.
             NotAPdfError: Slack sent something other than a PDF (e.g. its login page when the token lacks
                 ``files:read``).
+            FileUnavailableError: Slack answered 403/404/410 (the file was deleted or unshared).
         """
         limit_mb = limit_bytes / 1048576
         if file.size is not None and file.size > limit_bytes:
             raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
         request = urllib.request.Request(file.url, headers={"Authorization": f"Bearer {self.web.token}"})
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (an https Slack file URL)
-            data = response.read(limit_bytes + 1)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (an https Slack file URL)
+                data = response.read(limit_bytes + 1)
+        except urllib.error.HTTPError as err:
+            if err.code in (403, 404, 410):
+                raise FileUnavailableError(file.name, "Slack no longer has this file (deleted, or no longer "
+                                                      "shared); please share it again") from None
+            raise
         if len(data) > limit_bytes:
             raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
         if not data.startswith(b"%PDF-"):

@@ -37,7 +37,12 @@ def answer(job: AnswerJob) -> dict:
     and the answer says so."""
     client = runtime.platform_client(job.conversation)
     try:
-        result = answerer().ask(job.question, history=client.history(job), k=runtime.settings().top_k)
+        history = client.history(job)
+    except Exception:  # the thread cannot be read (a missing scope, a deleted thread): answer without it
+        logger.exception("thread history unavailable", extra={"dedupe_key": job.dedupe_key})
+        history = job.history
+    try:
+        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k)
     except QuestionError as err:
         client.post_notice(job.conversation, str(err))
         return {"delivered": "notice"}

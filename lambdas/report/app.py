@@ -23,7 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
-from lcabot.errors import DocumentError, NotAPdfError, ObjectNotFoundError, TooLargeError
+from lcabot.errors import DocumentError, NotAPdfError, ObjectExistsError, ObjectNotFoundError, TooLargeError
 from lcabot.jobs import CONVERSATION_METADATA, IndexJob, ReportJob, conversation_json
 from lcabot.report import write_report
 
@@ -58,9 +58,10 @@ def fetch(job: ReportJob | IndexJob) -> bytes:
 
 
 def library_key(job: IndexJob) -> str:
-    """``library/<perspective>/<name>`` (``general`` at the top), the name reduced to a safe file name ending
-    in ``.pdf``."""
-    stem = re.sub(r"[^A-Za-z0-9 ._()&-]+", "_", PurePosixPath(job.file.name).name).strip(" ._") or "document"
+    """``library/<perspective>/<name>`` (``general`` at the top): the file name without any folder part, letters
+    of any script kept, other characters replaced by ``_``, ending in ``.pdf``."""
+    stem = re.sub(r"[^\w ._()&-]+", "_", PurePosixPath(job.file.name.replace("\\", "/")).name).strip(" ._")
+    stem = stem[:200] or "document"
     name = stem if stem.lower().endswith(".pdf") else f"{stem}.pdf"
     return f"library/{name}" if job.perspective == "general" else f"library/{job.perspective}/{name}"
 
@@ -83,7 +84,12 @@ def index(job: IndexJob) -> dict:
         return {"delivered": "notice", "reason": err.reason}
     key = library_key(job)
     metadata = {CONVERSATION_METADATA: json.dumps(conversation_json(job.conversation), ensure_ascii=True)}
-    S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")).put(key, data, "application/pdf", metadata=metadata)
+    try:
+        S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")).put(key, data, "application/pdf", metadata=metadata,
+                                                               if_absent=True)
+    except ObjectExistsError:  # a document shared from chat never replaces one already in the library
+        client.post_notice(job.conversation, messages.index_exists(PurePosixPath(key).name, key))
+        return {"delivered": "notice", "reason": "exists"}
     client.post_progress(job.conversation, messages.index_waiting(PurePosixPath(key).name))
     return {"delivered": "library", "key": key}
 

@@ -14,7 +14,7 @@ import boto3
 from boto3.dynamodb.conditions import Attr
 from botocore.exceptions import ClientError
 
-from lcabot.errors import ConfigurationError, ObjectNotFoundError
+from lcabot.errors import ConfigurationError, ObjectExistsError, ObjectNotFoundError
 from lcabot.models import DocumentStatus
 from lcabot.ports import ObjectInfo
 
@@ -37,10 +37,20 @@ class S3ObjectStore:
             raise
 
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream",
-            metadata: Mapping[str, str] | None = None) -> None:
-        """Write ``data`` under ``key``; ``metadata`` becomes S3 user metadata (ASCII values, 2 KB in all)."""
-        self._s3.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type,
-                            Metadata=dict(metadata or {}))
+            metadata: Mapping[str, str] | None = None, *, if_absent: bool = False) -> None:
+        """Write ``data`` under ``key``; ``metadata`` becomes S3 user metadata (ASCII values, 2 KB in all).
+
+        Raises:
+            ObjectExistsError: ``if_absent`` and the key exists (S3 conditional write, ``If-None-Match: *``).
+        """
+        extra = {"IfNoneMatch": "*"} if if_absent else {}
+        try:
+            self._s3.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type,
+                                Metadata=dict(metadata or {}), **extra)
+        except ClientError as err:
+            if if_absent and err.response["Error"]["Code"] in ("PreconditionFailed", "ConditionalRequestConflict"):
+                raise ObjectExistsError(f"s3://{self.bucket}/{key} exists") from None
+            raise
 
     def delete(self, key: str) -> None:
         self._s3.delete_object(Bucket=self.bucket, Key=key)

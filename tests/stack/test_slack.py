@@ -52,6 +52,16 @@ def slack(stack, monkeypatch_module):
     stub.stop()
 
 
+USER_LIMIT, CHANNEL_LIMIT = bot_state.USER_LIMIT, bot_state.CHANNEL_LIMIT
+
+
+@pytest.fixture(autouse=True)
+def generous_rate_limits(monkeypatch):
+    """The tests of this module ask many questions a minute as one user; only the rate-limit test has the limits."""
+    monkeypatch.setattr(bot_state, "USER_LIMIT", 1000)
+    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", 1000)
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as mp:
@@ -340,16 +350,18 @@ def test_a_slack_429_is_waited_out_and_the_answer_still_arrives(slack):
     assert "green coffee" in block_text(reply).lower()
 
 
-def test_a_user_over_the_rate_limit_is_answered_politely(slack):
+def test_a_user_over_the_rate_limit_is_answered_politely(slack, monkeypatch):
+    monkeypatch.setattr(bot_state, "USER_LIMIT", USER_LIMIT)
+    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", CHANNEL_LIMIT)
     sent = []
-    for _ in range(bot_state.USER_LIMIT + 1):
+    for _ in range(USER_LIMIT + 1):
         ts = new_ts()
         sent.append(ts)
         post(ev.event_callback(ev.mention("What is GWP100?", ts, user="U0HASTY", channel="C0BUSY")))
     last = [m for m in slack.slack.messages("C0BUSY") if m.get("thread_ts") == sent[-1]]
     assert [m["text"] for m in last] == [messages.rate_limited()]
     queued = [m for m in slack.slack.messages("C0BUSY") if m.get("text") == messages.searching()]
-    assert len(queued) == bot_state.USER_LIMIT
+    assert len(queued) == USER_LIMIT
     slack.sqs.purge_queue(QueueUrl=slack.env["LCABOT_ANSWER_QUEUE_URL"])
 
 
@@ -362,3 +374,101 @@ def test_a_deleted_placeholder_does_not_lose_the_answer(slack):
     placeholder, answer = replies(slack.slack, CHANNEL, ts)
     assert placeholder["text"] == messages.searching()
     assert "green coffee" in block_text(answer).lower() and answer["thread_ts"] == ts
+
+
+# ---------------------------------------------------------------- hostile input and failures
+
+
+def test_a_file_name_cannot_ping_the_channel(slack):
+    ts = new_ts()
+    shared = slack.slack.register_file(CHIC.read_bytes(), "<!channel> budget.pdf")
+    slack.slack.add_message("D0ALICE", "index", ts=ts)
+    post(ev.event_callback(ev.message("index", ts, files=[shared])))
+    (placeholder,) = replies(slack.slack, "D0ALICE", ts)
+    assert placeholder["text"] == "Adding &lt;!channel&gt; budget.pdf to the library (general perspective)…"
+    slack.sqs.purge_queue(QueueUrl=slack.env["LCABOT_REPORT_QUEUE_URL"])
+
+
+def test_a_shared_pdf_never_replaces_a_library_document(slack, tmp_path):
+    key = "library/industry/curated.pdf"
+    slack.put(key, hostile.plain(tmp_path, "curated.pdf", "Curated EPD: 2.31 kg CO2e per declared unit.").read_bytes())
+    slack.ingest()
+    before = slack.s3.head_object(Bucket=slack.library_bucket, Key=key)["ETag"]
+    ts = new_ts()
+    forged = slack.slack.register_file(
+        hostile.plain(tmp_path, "evil.pdf", "Curated EPD: 0.01 kg CO2e per declared unit.").read_bytes(), "curated.pdf")
+    slack.slack.add_message("D0MALLORY", "index industry", ts=ts)
+    post(ev.event_callback(ev.message("index industry", ts, channel="D0MALLORY", user="U0MALLORY", files=[forged])))
+    assert slack.report() == (1, 0)
+    assert slack.s3.head_object(Bucket=slack.library_bucket, Key=key)["ETag"] == before
+    (reply,) = replies(slack.slack, "D0MALLORY", ts)
+    assert reply["text"] == messages.index_exists("curated.pdf", key)
+
+
+def test_a_failed_enqueue_deletes_the_placeholder_and_slacks_retry_gets_one_answer(slack, monkeypatch):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    event = ev.event_callback(ev.mention("What is the functional unit of the coffee study?", ts))
+    queues = bot_state.job_queues()
+
+    def throttled(job):
+        raise RuntimeError("SQS throttled")
+
+    monkeypatch.setattr(queues, "send", throttled)
+    assert post(event)["statusCode"] == 500  # Slack retries
+    assert replies(slack.slack, CHANNEL, ts) == []  # the placeholder of the failed attempt is gone
+    monkeypatch.undo()
+    assert post(event)["statusCode"] == 200
+    assert slack.answer() == (1, 0)
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert "green coffee" in block_text(reply).lower()
+
+
+def test_a_slack_429_in_the_acknowledgement_path_is_not_waited_out(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    event = ev.event_callback(ev.mention("What is the functional unit of the coffee study?", ts))
+    slack.slack.rate_limit_next("chat.postMessage", retry_after=4)
+    start = time.monotonic()
+    assert post(event)["statusCode"] == 500
+    assert time.monotonic() - start < 3.0  # Slack's deadline; its own retry comes later
+    assert post(event)["statusCode"] == 200  # the claim was released: the retry is acted on
+    assert slack.answer() == (1, 0)
+    assert len(replies(slack.slack, CHANNEL, ts)) == 1
+
+
+def test_the_bot_not_being_in_the_channel_is_acknowledged_not_retried(slack):
+    ts = new_ts()
+    slack.slack.fail_next("chat.postMessage", "not_in_channel")
+    assert post(ev.event_callback(ev.mention("What is GWP100?", ts, channel="C0NOTIN")))["statusCode"] == 200
+    assert bot_state.conversation_state().claim("slack", f"slack:{ev.TEAM}:C0NOTIN:{ts}") is False
+
+
+def test_an_event_without_a_channel_is_acknowledged(slack):
+    event = ev.mention("What is GWP100?", new_ts())
+    del event["channel"]
+    assert post(ev.event_callback(event))["statusCode"] == 200
+
+
+def test_an_unreadable_thread_history_still_gets_an_answer(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
+    follow = new_ts()
+    slack.slack.add_message(CHANNEL, "<@U0BOT> What is the functional unit of the coffee study?", ts=follow,
+                            thread_ts=ts)
+    post(ev.event_callback(ev.mention("What is the functional unit of the coffee study?", follow, thread_ts=ts)))
+    slack.slack.fail_next("conversations.replies", "missing_scope", times=5)
+    assert slack.answer() == (1, 0)
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert "green coffee" in block_text(reply).lower()
+
+
+def test_a_file_deleted_before_the_worker_runs_gets_share_it_again(slack):
+    ts = new_ts()
+    shared = slack.slack.register_file(COFFEE.read_bytes(), "gone.pdf")
+    seed_root(slack.slack, ts, "<@U0BOT> report")
+    post(ev.event_callback(ev.mention("report", ts, files=[shared])))
+    slack.slack._files.pop(shared["id"])  # deleted in Slack meanwhile: its download URL now answers 404
+    assert slack.report() == (1, 0)
+    (reply,) = replies(slack.slack, CHANNEL, ts)
+    assert reply["text"].startswith("I cannot make a report from this file: gone.pdf: Slack no longer has this file")

@@ -244,6 +244,7 @@ class SlackAPIStub:
         self._lock = threading.RLock()
         self._methods: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "auth.test": self._auth_test, "chat.postMessage": self._post_message, "chat.update": self._update,
+            "chat.delete": self._delete,
             "chat.postEphemeral": self._post_ephemeral, "chat.getPermalink": self._permalink,
             "views.open": self._views_open, "views.update": self._views_update, "files.info": self._files_info,
             "files.getUploadURLExternal": self._get_upload_url, "files.completeUploadExternal": self._complete_upload,
@@ -539,6 +540,16 @@ class SlackAPIStub:
             msg.pop("blocks", None)
         msg["edited"] = {"user": self.bot_user_id, "ts": self._next_ts()}
         return {"channel": channel, "ts": msg["ts"], "text": msg["text"], "message": copy.deepcopy(msg)}
+
+    def _delete(self, p: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(p)
+        msg = self._messages.get(channel, {}).get(str(p.get("ts") or ""))
+        if msg is None:
+            raise SlackError("message_not_found")
+        if msg.get("bot_id") != self.bot_id:
+            raise SlackError("cant_delete_message")
+        del self._messages[channel][msg["ts"]]
+        return {"channel": channel, "ts": msg["ts"]}
 
     def _post_ephemeral(self, p: dict[str, Any]) -> dict[str, Any]:
         channel = self._channel(p)
