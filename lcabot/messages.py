@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcabot.models import Citation, DocumentRecord, DocumentStatus
+from lcabot.models import Citation, DocumentRecord, DocumentStatus, GraphFact
 
 
 def unchanged(source: str) -> str:
@@ -230,3 +230,9 @@ def files_offered(count: int) -> str:
 
 def links_expire(hours: int) -> str:
     return f"Download links expire in {hours} hours."
+
+
+def graph_fact(fact: GraphFact) -> str:
+    """``subject —relation→ object [n, m]``: one knowledge-graph fact as chat shows it."""
+    cited = f" [{', '.join(str(n) for n in fact.citations)}]" if fact.citations else ""
+    return f"{fact.subject} —{fact.relation.replace('_', ' ')}→ {fact.object}{cited}"

@@ -115,6 +115,18 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class GraphFact:
+    """A knowledge-graph edge used in an answer: ``subject`` —``relation``→ ``object`` (ontology names, e.g.
+    ``Circular Footprint Formula`` —``defined_in``→ ``PEFCR guidance``), with the numbers of the answer's
+    citations that ground it."""
+
+    subject: str
+    relation: str
+    object: str
+    citations: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Claim:
     """A statement of the answer bound to the evidence that supports it."""
 
@@ -143,6 +155,7 @@ class Answer:
     generator: str
     abstain_reason: str | None = None
     notes: tuple[str, ...] = ()
+    facts: tuple[GraphFact, ...] = ()  # the knowledge-graph facts used (``rag+graph`` only)
 
     def to_json(self) -> dict[str, object]:
         """The ``lcabot ask --json`` object."""

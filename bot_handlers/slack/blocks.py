@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from lcabot import messages
 from lcabot.models import Answer, Citation
 
 SECTION_TEXT_LIMIT = 3000
@@ -102,6 +103,9 @@ def answer_blocks(answer: Answer, *, question: str, link_for: LinkFor | None = N
         raise ValueError(f"feedback_value has {len(feedback_value)} characters; Slack allows {BUTTON_VALUE_LIMIT}")
     tail = [_context(_footer(answer)), _feedback(feedback_value)]
     notes = [_context(_cut("\n".join(escape(n) for n in answer.notes), NOTES_LIMIT))] if answer.notes else []
+    if answer.facts and not answer.abstained:
+        facts = "\n".join(escape(messages.graph_fact(f)) for f in answer.facts)
+        notes.append(_context(_cut(f"Knowledge graph facts used:\n{facts}", NOTES_LIMIT)))
     citations = () if answer.abstained else answer.citations
     reserved = _text_size(tail + notes) + (len(_SOURCES) + len(_more(9999)) if citations else 0)
     answer_text = _cut(escape(answer.text.strip()), BLOCKS_TEXT_BUDGET - reserved) or "…"

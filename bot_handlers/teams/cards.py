@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from lcabot import messages
 from lcabot.models import Answer, Citation
 
 SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
@@ -126,6 +127,9 @@ def _head(answer: Answer, question: str, limit: int) -> list[dict]:
         blocks.append(_text(f"Q: {escape_markdown(asked)}", isSubtle=True, size="Small"))
     blocks += _paragraphs(_clip(answer.text, limit), **({"color": "Warning"} if answer.abstained else {}))
     blocks += [_text(f"Note: {escape_markdown(n)}", isSubtle=True, size="Small") for n in answer.notes]
+    if answer.facts and not answer.abstained:
+        blocks.append(_text("Knowledge graph facts used", weight="Bolder", size="Small"))
+        blocks += [_text(escape_markdown(messages.graph_fact(f)), isSubtle=True, size="Small") for f in answer.facts]
     return blocks
 
 

@@ -218,3 +218,16 @@ def test_notice_is_escaped_into_sections():
 
     assert fallback == "coffee.pdf: indexed &lt;!channel&gt;"
     assert sections(blocks) == ["coffee.pdf: indexed &lt;!channel&gt;"]
+
+
+def test_graph_facts_used_are_shown_with_their_citations_and_escaped():
+    from lcabot.models import GraphFact
+
+    base = Answer(text="The CFF allocates burdens and credits between supplier and user [1].", abstained=False,
+                  citations=(), claims=(), retrieval_mode="rag+graph", searched="", ledger_hash="h",
+                  generator="extractive",
+                  facts=(GraphFact("Circular Footprint Formula", "defined_in", "PEFCR guidance <v6.3>", (1, 2)),))
+    _, blocks = answer_blocks(base, question="What is the CFF?")
+    shown = [e["text"] for b in blocks if b["type"] == "context" for e in b["elements"]]
+    assert "Knowledge graph facts used:\nCircular Footprint Formula —defined in→ PEFCR guidance &lt;v6.3&gt; [1, 2]" \
+        in shown

@@ -150,3 +150,14 @@ def test_each_answer_line_is_its_own_text_block_and_list_markers_stay_literal():
     assert [b["text"] for b in card["body"][:4]] == [
         "Stages covered:", "\\- cultivation", "\\- processing", "Export adds 10.44 kg CO2e \\[1\\]."]
     assert card["body"][3]["spacing"] == "Medium" and "spacing" not in card["body"][1]
+
+
+def test_graph_facts_used_are_listed_on_the_card():
+    from lcabot.models import GraphFact
+
+    answer = Answer(text="The DQR rates data quality [1].", abstained=False, citations=(), claims=(),
+                    retrieval_mode="rag+graph", searched="", ledger_hash="h", generator="extractive",
+                    facts=(GraphFact("Data Quality Rating", "part_of", "PEF method", (1,)),))
+    texts = [b.get("text") for b in answer_card(answer, question="What is the DQR?")["body"]]
+    assert "Knowledge graph facts used" in texts
+    assert "Data Quality Rating —part of→ PEF method \\[1\\]" in texts
