@@ -23,27 +23,53 @@ import matplotlib.pyplot as plt  # noqa: E402
 MANIFEST = Path(__file__).resolve().parents[1] / "iac" / "teams" / "manifest.json"
 
 
-def icon(size_px: int, background: str, foreground: str) -> bytes:
-    """A square PNG of ``size_px`` pixels with "LCA" on it (Teams wants 192×192 colour and 32×32 outline)."""
-    fig = plt.figure(figsize=(1, 1), dpi=size_px)
-    fig.patch.set_alpha(0.0 if background == "none" else 1.0)
-    if background != "none":
-        fig.patch.set_facecolor(background)
-    fig.text(0.5, 0.5, "LCA", color=foreground, ha="center", va="center", fontsize=max(4, size_px // 9),
-             fontweight="bold")
+DEVELOPER_NAME_LIMIT = 32  # Teams app manifest schema v1.17: developer.name maxLength
+
+
+def color_icon() -> bytes:
+    """192×192 px: "LCA" in white on the accent colour (Teams' colour icon)."""
+    fig = plt.figure(figsize=(1, 1), dpi=192)
+    fig.patch.set_facecolor("#2F5D3A")
+    fig.text(0.5, 0.5, "LCA", color="white", ha="center", va="center", fontsize=20, fontweight="bold")
+    return _png(fig, 192, transparent=False)
+
+
+def outline_icon() -> bytes:
+    """32×32 px: a white ring on transparent (Teams' outline icon: white and transparent only)."""
+    fig = plt.figure(figsize=(1, 1), dpi=32)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.add_patch(plt.Circle((0.5, 0.5), 0.38, fill=False, color="white", linewidth=3))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    return _png(fig, 32, transparent=True)
+
+
+def _png(fig, size_px: int, *, transparent: bool) -> bytes:
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=size_px, transparent=background == "none")
+    fig.savefig(out, format="png", dpi=size_px, transparent=transparent)
     plt.close(fig)
     return out.getvalue()
 
 
 def manifest(app_id: str, organisation: str, website: str) -> str:
-    text = MANIFEST.read_text(encoding="utf-8")
-    for name, value in (("APP_ID", app_id), ("ORGANISATION", organisation), ("WEBSITE_URL", website.rstrip("/"))):
-        text = text.replace("{{" + name + "}}", value)
+    """``iac/teams/manifest.json`` with the app id, organisation and website filled in (as JSON values, so any
+    characters are safe).
+
+    Raises:
+        SystemExit: the organisation is longer than Teams allows, or a placeholder is left.
+    """
+    if len(organisation) > DEVELOPER_NAME_LIMIT:
+        raise SystemExit(f"--organisation has {len(organisation)} characters; Teams allows {DEVELOPER_NAME_LIMIT}")
+    site = website.rstrip("/")
+    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    data["id"] = app_id
+    data["bots"][0]["botId"] = app_id
+    data["developer"] = {"name": organisation, "websiteUrl": site, "privacyUrl": f"{site}/privacy",
+                         "termsOfUseUrl": f"{site}/terms"}
+    text = json.dumps(data, indent=2, ensure_ascii=False)
     if re.search(r"\{\{[A-Z_]+\}\}", text):
         raise SystemExit("a placeholder in iac/teams/manifest.json was not filled")
-    json.loads(text)
     return text
 
 
@@ -59,8 +85,8 @@ def main() -> None:
         raise SystemExit("--website must be an https URL (Teams refuses others)")
     with zipfile.ZipFile(args.output, "w", zipfile.ZIP_DEFLATED) as package:
         package.writestr("manifest.json", manifest(args.app_id, args.organisation, args.website))
-        package.writestr("color.png", icon(192, "#2F5D3A", "white"))
-        package.writestr("outline.png", icon(32, "none", "white"))
+        package.writestr("color.png", color_icon())
+        package.writestr("outline.png", outline_icon())
     print(f"wrote {args.output}")
 
 

@@ -36,11 +36,12 @@ from botbuilder.schema import Activity, ActivityTypes, Attachment
 from botbuilder.schema.teams import FileConsentCardResponse
 from botframework.connector.auth import (
     AuthenticationConfiguration,
-    JwtTokenValidation,
+    ChannelValidation,
+    ClaimsIdentity,
     MicrosoftAppCredentials,
-    SimpleChannelProvider,
     SimpleCredentialProvider,
 )
+from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
 from bot_handlers.intent import parse_intent, strip_mentions
 from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
@@ -84,6 +85,12 @@ class Chat:
     def ref(self, activity: Activity, status_message: str | None = None) -> ConversationRef:
         reference = TurnContext.get_conversation_reference(activity).serialize()
         return ConversationRef("teams", self.conversation_id, self.thread, self.tenant, reference, status_message)
+
+
+async def _say(turn_context: TurnContext, text: str):
+    """Send ``text`` as plain text: file names and other user-supplied words are never rendered as markdown (a
+    file named ``[Verify](https://evil)`` stays text). Returns the resource response (its ``id``)."""
+    return await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="plain"))
 
 
 def is_pdf(attachment: Attachment) -> bool:
@@ -143,7 +150,7 @@ class TeamsBot(TeamsActivityHandler):
         except Exception:  # a lost typing indicator must not lose the question
             logger.warning("typing indicator not sent", exc_info=True)
         if self.state.over_limit("teams", chat.tenant, chat.base_id, chat.user):
-            await turn_context.send_activity(messages.rate_limited())
+            await _say(turn_context, messages.rate_limited())
             return
         text = strip_mentions(activity.text or "")
         words = text.lower().split()
@@ -155,17 +162,17 @@ class TeamsBot(TeamsActivityHandler):
         pdfs = [a for a in files if a.content_type == FILE_DOWNLOAD_INFO and is_pdf(a)]
         intent = parse_intent(text, has_file=bool(pdfs))
         if files and not pdfs:
-            await turn_context.send_activity(messages.only_pdfs(files[0].name or "the file"))
+            await _say(turn_context, messages.only_pdfs(files[0].name or "the file"))
         elif pdfs and (intent.kind in ("report", "index") or not intent.text):
             await self._enqueue_files(turn_context, chat, dedupe_key, pdfs, intent.kind == "index",
                                       intent.perspective)
         elif pdfs:
-            await turn_context.send_activity(messages.pdf_needs_intent(pdfs[0].name or "the PDF"))
+            await _say(turn_context, messages.pdf_needs_intent(pdfs[0].name or "the PDF"))
         elif intent.kind in ("report", "index"):
-            await turn_context.send_activity(messages.file_missing(
+            await _say(turn_context, messages.file_missing(
                 "make a report" if intent.kind == "report" else "add a document to the library", "teams"))
         elif intent.kind == "help":
-            await turn_context.send_activity(messages.chat_help())
+            await _say(turn_context, messages.chat_help())
         else:
             mode = intent.mode or self.state.retrieval_mode("teams", chat.tenant, chat.base_id)
             self.queues.send(AnswerJob(dedupe_key=dedupe_key, conversation=chat.ref(activity), user=chat.user,
@@ -175,9 +182,9 @@ class TeamsBot(TeamsActivityHandler):
         choice = choice.lstrip("-")
         if choice in MODES:
             self.state.set_retrieval_mode("teams", chat.tenant, chat.base_id, MODES[choice], chat.user)
-            await turn_context.send_activity(messages.mode_set(MODES[choice]))
+            await _say(turn_context, messages.mode_set(MODES[choice]))
         else:
-            await turn_context.send_activity(messages.mode_is(
+            await _say(turn_context, messages.mode_is(
                 self.state.retrieval_mode("teams", chat.tenant, chat.base_id)))
 
     async def _enqueue_files(self, turn_context: TurnContext, chat: Chat, dedupe_key: str,
@@ -187,10 +194,10 @@ class TeamsBot(TeamsActivityHandler):
             content = pdf.content if isinstance(pdf.content, dict) else {}
             url, name = content.get("downloadUrl"), pdf.name or "study.pdf"
             if not isinstance(url, str) or not url:
-                await turn_context.send_activity(messages.only_pdfs(name))
+                await _say(turn_context, messages.only_pdfs(name))
                 continue
             text = messages.index_started(name, perspective) if index else messages.report_started(name)
-            posted = await turn_context.send_activity(text)
+            posted = await _say(turn_context, text)
             conversation = chat.ref(activity, status_message=posted.id if posted else None)
             key = f"{dedupe_key}:{content.get('uniqueId') or n}"
             file = FileRef(name=name, url=url)
@@ -204,7 +211,7 @@ class TeamsBot(TeamsActivityHandler):
         self.state.record_feedback("teams", chat.tenant, chat.base_id, turn_context.activity.reply_to_id or "",
                                    chat.user, vote, question=str(value.get("q", "")),
                                    answer=str(value.get("a", "")), ledger_hash=str(value.get("h", "")))
-        await turn_context.send_activity(messages.feedback_thanks(vote))
+        await _say(turn_context, messages.feedback_thanks(vote))
 
     # ---------------------------------------------------------------- report files (FileConsentCard)
     async def on_teams_file_consent(self, turn_context: TurnContext,
@@ -233,17 +240,17 @@ class TeamsBot(TeamsActivityHandler):
             upload(info.upload_url, self._reports().get(key))
         except Exception:
             logger.exception("file consent upload failed: %s", key)
-            await turn_context.send_activity(messages.upload_failed(name))
+            await _say(turn_context, messages.upload_failed(name))
             return
         card = Attachment(content_type=FILE_INFO, name=info.name, content_url=info.content_url,
                           content={"uniqueId": info.unique_id, "fileType": info.file_type})
         await turn_context.send_activity(Activity(type=ActivityTypes.message, text=messages.upload_done(name),
-                                                  attachments=[card]))
+                                                  text_format="plain", attachments=[card]))
 
     async def on_teams_file_consent_decline(self, turn_context: TurnContext,
                                             file_consent_card_response: FileConsentCardResponse) -> None:
         key = consent_context(file_consent_card_response.context, self.reports_bucket)
-        await turn_context.send_activity(messages.upload_declined(PurePosixPath(key or "the report file").name))
+        await _say(turn_context, messages.upload_declined(PurePosixPath(key or "the report file").name))
 
     def _reports(self) -> ObjectStore:
         if self.reports is None:
@@ -286,7 +293,7 @@ class Runtime:
 def runtime() -> Runtime:
     creds = teams_credentials()
     bot = TeamsBot(conversation_state(), job_queues(), reports_bucket=os.environ.get("LCABOT_REPORTS_BUCKET", ""))
-    return Runtime(creds.app_id, creds.app_password, MicrosoftAppCredentials(creds.app_id, creds.app_password), bot)
+    return Runtime(creds.app_id, creds.app_password, creds.app_credentials(), bot)
 
 
 class _Adapter(BotFrameworkAdapter):
@@ -346,16 +353,44 @@ def parse_event(event: Any) -> tuple[Activity, str]:
     return activity, str(headers.get("authorization") or "")
 
 
+async def authenticate(activity: Activity, auth_header: str, rt: Runtime) -> ClaimsIdentity:
+    """The Bot Framework channel token of a Teams activity, checked by botframework-connector's
+    ``ChannelValidation`` only: issuer ``https://api.botframework.com``, audience our app id, a signing key the
+    channel's OpenID metadata publishes and endorses for ``msteams``, and the ``serviceurl`` claim equal to the
+    activity's ``serviceUrl``. Emulator and AAD-issued tokens (which ``JwtTokenValidation`` would also accept, without
+    the ``serviceurl`` check) are refused. An unknown key id makes the cached keys be fetched again, once (keys roll
+    over; the library would otherwise keep refusing for a day).
+
+    Raises:
+        PermissionError: the activity is not from Teams, or the token is not valid (any validator error).
+    """
+    if activity.channel_id != "msteams":
+        raise PermissionError(f"channel {activity.channel_id!r} is not msteams")
+    credentials = SimpleCredentialProvider(rt.app_id, rt.app_password)
+    for attempt in range(2):
+        try:
+            identity = await ChannelValidation.authenticate_channel_token_with_service_url(
+                auth_header, credentials, activity.service_url or "", activity.channel_id,
+                AuthenticationConfiguration())
+        except IndexError as err:  # the cached key set lacks the token's key id
+            if attempt:
+                raise PermissionError("unknown signing key") from err
+            JwtTokenExtractor.metadataCache.clear()
+            continue
+        except Exception as err:  # PermissionError, jwt errors, plain Exception for endorsements …
+            raise PermissionError(f"{type(err).__name__}: {err}") from err
+        if identity is None or not identity.is_authenticated:
+            raise PermissionError("not authenticated")
+        return identity
+    raise PermissionError("unknown signing key")
+
+
 async def serve(activity: Activity, auth_header: str, rt: Runtime) -> dict:
     """Authenticate, then run the activity through the adapter and the bot; the HTTP response."""
     try:
-        identity = await JwtTokenValidation.authenticate_request(
-            activity, auth_header, SimpleCredentialProvider(rt.app_id, rt.app_password), SimpleChannelProvider(),
-            AuthenticationConfiguration())
-        if not identity.is_authenticated:
-            raise PermissionError("not authenticated")
-    except Exception as err:  # the validator raises PermissionError, jwt errors, IndexError, plain Exception …
-        logger.warning("activity refused: %s: %s", type(err).__name__, err)
+        identity = await authenticate(activity, auth_header, rt)
+    except PermissionError as err:
+        logger.warning("activity refused: %s", err)
         return _response(401, "unauthorized")
     adapter = _Adapter(BotFrameworkAdapterSettings(rt.app_id, rt.app_password, app_credentials=rt.credentials))
     try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -46,19 +47,30 @@ FILE_INFO = "application/vnd.microsoft.teams.card.file.info"
 FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info"
 REPORTS_PREFIX = "teams/"  # reports bucket keys of files offered in Teams: teams/<uuid>/<name>
 LINK_EXPIRY_S = 24 * 3600
+CONNECTOR_ATTEMPTS = 4  # tries of one Bot Connector call on 429/5xx before the job fails (and SQS retries it)
+MAX_RETRY_AFTER_S = 10.0
 FEEDBACK_QUESTION_CHARS = 500  # the question and answer excerpt kept in the 👍/👎 data (they count towards 28 KB)
 FEEDBACK_ANSWER_CHARS = 500
 
 
 @dataclass(frozen=True)
 class TeamsCredentials:
+    """The Azure Bot's app id and client secret; ``tenant_id`` for a single-tenant bot (``None``: multi-tenant,
+    tokens from the ``botframework.com`` tenant)."""
+
     app_id: str
     app_password: str
+    tenant_id: str | None = None
+
+    def app_credentials(self) -> MicrosoftAppCredentials:
+        return MicrosoftAppCredentials(self.app_id, self.app_password, channel_auth_tenant=self.tenant_id)
 
 
 @cache
 def teams_credentials() -> TeamsCredentials:
-    """The bot's Microsoft app id and password from the environment or Secrets Manager.
+    """The bot's Microsoft app id, password and (single-tenant bots) tenant id from the environment
+    (``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD``, ``MICROSOFT_APP_TENANT_ID``) or Secrets Manager
+    (``app_id``, ``app_password``, ``app_tenant_id``).
 
     Raises:
         ConfigurationError: neither ``MICROSOFT_APP_ID``/``MICROSOFT_APP_PASSWORD`` nor ``LCABOT_TEAMS_SECRET_ARN``
@@ -67,19 +79,39 @@ def teams_credentials() -> TeamsCredentials:
     """
     app_id, password = os.environ.get("MICROSOFT_APP_ID"), os.environ.get("MICROSOFT_APP_PASSWORD")
     if app_id and password:
-        return TeamsCredentials(app_id, password)
+        return TeamsCredentials(app_id, password, os.environ.get("MICROSOFT_APP_TENANT_ID") or None)
     arn = os.environ.get("LCABOT_TEAMS_SECRET_ARN")
     if not arn:
         raise ConfigurationError("set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, or LCABOT_TEAMS_SECRET_ARN")
     from lcabot.cloud.aws import secret_field
 
-    return TeamsCredentials(str(secret_field(arn, "app_id")), str(secret_field(arn, "app_password")))
+    return TeamsCredentials(str(secret_field(arn, "app_id")), str(secret_field(arn, "app_password")),
+                            secret_field(arn, "app_tenant_id", required=False) or None)
 
 
 @cache
 def teams_client() -> TeamsClient:
     credentials = teams_credentials()
-    return TeamsClient(MicrosoftAppCredentials(credentials.app_id, credentials.app_password))
+    return TeamsClient(credentials.app_credentials())
+
+
+def _retrying(call, attempts: int = CONNECTOR_ATTEMPTS):
+    """Run a Bot Connector call, retrying a 429 or 5xx after its ``Retry-After`` (capped at
+    :data:`MAX_RETRY_AFTER_S`, default 1 s, doubling): msrest retries neither 429 nor a POST. Other errors and the
+    last failure are raised."""
+    delay = 1.0
+    for attempt in range(attempts):
+        try:
+            return call()
+        except ErrorResponseException as err:
+            status = err.response.status_code if err.response is not None else 0
+            if attempt == attempts - 1 or not (status == 429 or status >= 500):
+                raise
+            retry_after = (err.response.headers or {}).get("Retry-After", "")
+            wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
+            time.sleep(min(wait, MAX_RETRY_AFTER_S))
+            delay *= 2
+    raise AssertionError("unreachable")
 
 
 def feedback_data(question: str, answer: Answer) -> dict[str, str]:
@@ -181,8 +213,9 @@ class TeamsClient:
         if conversation.status_message:
             activity.id = conversation.status_message
             try:
-                self._client(conversation).conversations.update_activity(
-                    thread_conversation_id(conversation), conversation.status_message, activity)
+                conversations = self._client(conversation).conversations
+                _retrying(lambda: conversations.update_activity(
+                    thread_conversation_id(conversation), conversation.status_message, activity))
                 return
             except ErrorResponseException as err:
                 if err.response is None or err.response.status_code != 404:
@@ -197,9 +230,9 @@ class TeamsClient:
         client = self._client(conversation).conversations
         if replied_to:
             activity.reply_to_id = replied_to
-            client.reply_to_activity(conversation_id, replied_to, activity)
+            _retrying(lambda: client.reply_to_activity(conversation_id, replied_to, activity))
         else:
-            client.send_to_conversation(conversation_id, activity)
+            _retrying(lambda: client.send_to_conversation(conversation_id, activity))
 
     def _client(self, conversation: ConversationRef) -> ConnectorClient:
         service_url = conversation.reference.get("serviceUrl")

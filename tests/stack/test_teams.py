@@ -24,7 +24,7 @@ from lcabot import messages
 from lcabot.devloop import LambdaContext
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
 from tests.conftest import CORPUS
-from tests.stubs.botframework_server import BotFrameworkStub
+from tests.stubs.botframework_server import LOGIN_HOST, BotFrameworkStub, _json
 
 pytestmark = pytest.mark.corpus
 
@@ -175,6 +175,45 @@ def test_a_token_for_another_service_url_is_refused(teams):
     body = activity(stub, "What is GWP100?", serviceUrl="http://127.0.0.1:9/evil/")
     assert post(stub, body, stub.channel_auth_header(stub.service_url))["statusCode"] == 401
     assert answer_queue_depth(teams) == 0
+
+
+def test_the_bots_own_connector_token_is_not_accepted_as_a_channel_token(teams, monkeypatch):
+    """An AAD-issued token (what the bot sends to the Bot Connector, and the Emulator's shape) passes
+    ``JwtTokenValidation`` without any serviceurl check; the webhook accepts channel tokens only, so a replayed
+    token cannot make the bot send a fresh one to another serviceUrl."""
+    stub = teams.bf
+    original = stub._aad
+
+    def aad_with_published_keys(method, path, headers, raw):  # as real AAD publishes them
+        if path == "/common/v2.0/.well-known/openid-configuration":
+            return _json(200, {"issuer": "https://login.microsoftonline.com/{tenantid}/v2.0",
+                               "jwks_uri": f"https://{LOGIN_HOST}/common/discovery/v2.0/keys"})
+        if path == "/common/discovery/v2.0/keys":
+            return _json(200, {"keys": [stub._keys.aad.jwk]})
+        return original(method, path, headers, raw)
+
+    monkeypatch.setattr(stub, "_aad", aad_with_published_keys)
+    before = len(stub.requests)
+    body = activity(stub, "What is GWP100?", serviceUrl="http://127.0.0.1:9/elsewhere/")
+    assert post(stub, body, "Bearer " + stub.issue_access_token())["statusCode"] == 401
+    assert answer_queue_depth(teams) == 0
+    assert not [r for r in stub.requests[before:] if "/teams/" in r.path or "elsewhere" in r.path]
+
+
+@pytest.mark.parametrize("channel_id", ["webchat", "emulator", "directline", ""])
+def test_activities_from_other_channels_than_teams_are_refused(teams, channel_id):
+    stub = teams.bf
+    assert post(stub, activity(stub, "What is GWP100?", channelId=channel_id))["statusCode"] == 401
+    assert answer_queue_depth(teams) == 0
+
+
+def test_a_newly_published_channel_key_is_accepted_after_the_keys_were_cached(teams, monkeypatch):
+    stub = teams.bf
+    assert post(stub, activity(stub, "help"))["statusCode"] == 200  # the key set is now cached in this process
+    rolled = {**stub._keys.rogue.jwk, "endorsements": list(stub.endorsements)}
+    monkeypatch.setattr(stub, "jwks", lambda: {"keys": [
+        {**stub._keys.channel.jwk, "endorsements": list(stub.endorsements)}, rolled]})
+    assert post(stub, activity(stub, "help"), "Bearer " + stub.mint_rogue_token(stub.service_url))["statusCode"] == 200
 
 
 def test_a_malformed_body_gets_400(teams):
@@ -328,19 +367,41 @@ def test_a_report_for_a_channel_comes_back_as_expiring_links_to_the_reports_buck
 
 def test_a_pdf_shared_with_index_is_added_to_the_library_and_the_progress_message_says_when_searchable(teams):
     stub = teams.bf
-    url = stub.register_download(CHIC.read_bytes(), "CHIC objective.pdf")
+    url = stub.register_download(CHIC.read_bytes(), "CHIC from Teams.pdf")
     shared = activity(stub, "index eu", attachments=[
-        {"contentType": "application/vnd.microsoft.teams.file.download.info", "name": "CHIC objective.pdf",
+        {"contentType": "application/vnd.microsoft.teams.file.download.info", "name": "CHIC from Teams.pdf",
          "content": {"downloadUrl": url, "uniqueId": "7A0C4E55-1B2D-4C3E-8F90-112233445566", "fileType": "pdf"}}])
 
     assert post(stub, shared)["statusCode"] == 200
     (progress,) = replies_to(stub, shared["id"])
-    assert progress["body"]["text"] == messages.index_started("CHIC objective.pdf", "eu_funding")
+    assert progress["body"]["text"] == messages.index_started("CHIC from Teams.pdf", "eu_funding")
     assert teams.report() == (1, 0)
-    key = "library/eu_funding/CHIC objective.pdf"
+    key = "library/eu_funding/CHIC from Teams.pdf"
     head = teams.s3.head_object(Bucket=teams.library_bucket, Key=key)
     assert json.loads(head["Metadata"]["lcabot-conversation"])["reference"]["serviceUrl"] == stub.service_url
     teams.ingest()
 
     updates = [a["body"]["text"] for a in sent(stub, PERSONAL, op="update") if a["activity_id"] == progress["id"]]
-    assert updates == [messages.index_waiting("CHIC objective.pdf"), messages.index_done(teams.status(key))]
+    assert updates == [messages.index_waiting("CHIC from Teams.pdf"), messages.index_done(teams.status(key))]
+
+
+def test_a_throttled_bot_connector_is_retried_in_process_and_the_answer_arrives(teams):
+    stub = teams.bf
+    question = activity(stub, "What is the functional unit of the coffee study?")
+    post(stub, question)
+    stub.fail_next(429)  # the reply: Retry-After 1
+    assert teams.answer() == (1, 0)  # no SQS redelivery (which waits the 900 s visibility timeout)
+    (reply,) = replies_to(stub, question["id"])
+    assert "green coffee" in card_text(reply).lower()
+
+
+def test_file_names_in_webhook_replies_are_plain_text(teams):
+    stub = teams.bf
+    url = stub.register_download(COFFEE.read_bytes(), "x.pdf")
+    name = "[Verify your account](https://evil.example/login) **urgent**.pdf"
+    body = activity(stub, "what is this", attachments=[{
+        "contentType": teams_client.FILE_DOWNLOAD_INFO, "name": name,
+        "content": {"downloadUrl": url, "uniqueId": "u-1", "fileType": "pdf"}}])
+    assert post(stub, body)["statusCode"] == 200
+    (reply,) = replies_to(stub, body["id"])
+    assert reply["body"]["textFormat"] == "plain" and reply["body"]["text"] == messages.pdf_needs_intent(name)
