@@ -14,10 +14,16 @@ from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
 from lcabot import devloop, devstack
-from tests.conftest import ROOT
+from tests.conftest import CORPUS, ROOT
 from tests.stubs.opensearch_server import OpenSearchStub
 
 TEMPLATE = ROOT / "template.yaml"
+# the corpus documents and the question the stack tests share
+COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
+CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
+COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
+TABLE_2_QUESTION = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling "
+                    "and exportation in kg CO2e per kg green coffee?")
 
 
 def free_port() -> int:

@@ -16,17 +16,13 @@ from bot_handlers.slack import client as slack_client
 from lcabot import messages
 from lcabot.devloop import LambdaContext
 from tests import slack_events as ev
-from tests.conftest import CORPUS
 from tests.fixtures import hostile
+from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
+from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.slack_server import SlackAPIStub
 
 pytestmark = pytest.mark.corpus
 
-COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
-CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
-COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
-TABLE_2 = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling and "
-           "exportation in kg CO2e per kg green coffee?")
 CHANNEL = "C0LCA"
 
 

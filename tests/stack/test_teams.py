@@ -23,16 +23,12 @@ from bot_handlers.teams import client as teams_client
 from lcabot import messages
 from lcabot.devloop import LambdaContext
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
-from tests.conftest import CORPUS
+from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
+from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.botframework_server import LOGIN_HOST, BotFrameworkStub, _json
 
 pytestmark = pytest.mark.corpus
 
-COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
-CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
-COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
-TABLE_2 = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling and "
-           "exportation in kg CO2e per kg green coffee?")
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 PERSONAL = "a:1lcabot-personal-chat-alice"
 CHANNEL = "19:5e1f3c2b9d8e4f70a1b2c3d4e5f60718@thread.tacv2"
