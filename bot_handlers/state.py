@@ -11,6 +11,8 @@ Items (one table, distinguished by the ``pk`` prefix):
 - ``channel#<platform>#<team>#<channel>`` / ``settings``: the channel's retrieval mode.
 - ``feedback#<platform>#<team>#<channel>`` / ``<message ts>#<user>``: a 👍/👎 with the question and the answer.
 - ``rate#<scope>`` / ``<window start>``: request counts for the per-user and per-channel rate limits.
+- ``turns#<platform>#<conversation>`` / ``<time ns>``: question/answer turns of a conversation whose platform keeps
+  no readable thread history for bots (Teams), written by the answer worker, read as the next answer's history.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from botocore.exceptions import ClientError
 
 from lcabot.errors import ConfigurationError
 from lcabot.jobs import RETRIEVAL_MODES, AnswerJob, IndexJob, ReportJob
+from lcabot.models import Turn
 
 SEEN_TTL_S = 3 * 24 * 3600  # Slack retries for about an hour, Bot Framework for minutes; keep well beyond
 THREAD_TTL_S = 30 * 24 * 3600  # a thread older than a month starts a new conversation
 RATE_WINDOW_S = 60
 USER_LIMIT = 10  # requests per user per minute
 CHANNEL_LIMIT = 30  # requests per channel per minute
+TURN_ANSWER_CHARS = 2000  # of an answer kept as history (the follow-up resolver needs its gist, not all of it)
 
 
 def _env(name: str) -> str:
@@ -101,6 +105,22 @@ class ConversationState:
 
         result = self._table.query(KeyConditionExpression=Key("pk").eq(f"feedback#{platform}#{team}#{channel}"))
         return result.get("Items", [])
+
+    def add_turn(self, platform: str, conversation: str, question: str, answer: str) -> None:
+        """Remember one answered question (the answer cut to :data:`TURN_ANSWER_CHARS`) for :data:`THREAD_TTL_S`."""
+        self._table.put_item(Item={"pk": f"turns#{platform}#{conversation}", "sk": f"{time.time_ns():020d}",
+                                   "question": question, "answer": answer[:TURN_ANSWER_CHARS],
+                                   "expires_at": int(time.time()) + THREAD_TTL_S})
+
+    def turns(self, platform: str, conversation: str, limit: int = 6) -> tuple[Turn, ...]:
+        """The conversation's last ``limit`` turns, oldest first."""
+        from boto3.dynamodb.conditions import Key
+
+        result = self._table.query(KeyConditionExpression=Key("pk").eq(f"turns#{platform}#{conversation}"),
+                                   ScanIndexForward=False, Limit=limit)
+        now = time.time()
+        items = [i for i in result.get("Items", []) if int(i.get("expires_at", 0)) > now]
+        return tuple(Turn(str(i["question"]), str(i["answer"])) for i in reversed(items))
 
     def over_limit(self, platform: str, team: str, channel: str, user: str) -> bool:
         """Count this request against the user's and the channel's per-minute limits (:data:`USER_LIMIT`,

@@ -16,6 +16,7 @@ from lcabot.normalize import for_search
 
 MIN_COVERAGE = 0.3
 MAX_UNKNOWN_TERMS = 2
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _NAME = re.compile(r"[^\W_][\w&]*", re.UNICODE)
 
 
@@ -41,15 +42,15 @@ def split_compounds(terms: Sequence[str]) -> list[str]:
 def named_terms(question: str) -> list[str]:
     """Names and acronyms in a question: words with a capital after the first letter (TRACI, GWP100) or a
     capitalised word that does not start the sentence (Pilkington). Possessives and compounds are split off."""
-    words = [w for w in _NAME.findall(for_search(question).replace("'s ", " ").replace("’s ", " "))]
+    text = for_search(question).replace("'s ", " ").replace("’s ", " ")
     names: dict[str, None] = {}
-    sentence_start = True
-    for word in words:
-        parts = [p for p in word.split("-") if p]
-        for part in parts:
-            if len(part) > 1 and (any(c.isupper() for c in part[1:]) or (part[0].isupper() and not sentence_start)):
-                names.setdefault(part, None)
-            sentence_start = False
+    for sentence in _SENTENCE_END.split(text):  # a follow-up joined to its question starts a new sentence
+        sentence_start = True
+        for word in _NAME.findall(sentence):
+            for part in (p for p in word.split("-") if p):
+                if len(part) > 1 and (any(c.isupper() for c in part[1:]) or (part[0].isupper() and not sentence_start)):
+                    names.setdefault(part, None)
+                sentence_start = False
     return list(names)
 
 

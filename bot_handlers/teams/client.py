@@ -36,6 +36,7 @@ from botframework.connector import ConnectorClient
 from botframework.connector.auth import MicrosoftAppCredentials
 from botframework.connector.models import ErrorResponseException
 
+from bot_handlers.state import ConversationState, conversation_state
 from bot_handlers.teams import cards
 from lcabot import messages
 from lcabot.errors import ConfigurationError, DocumentError, NotAPdfError, TooLargeError
@@ -92,7 +93,8 @@ def teams_credentials() -> TeamsCredentials:
 @cache
 def teams_client() -> TeamsClient:
     credentials = teams_credentials()
-    return TeamsClient(credentials.app_credentials())
+    state = conversation_state() if os.environ.get("LCABOT_CONVERSATIONS_TABLE") else None
+    return TeamsClient(credentials.app_credentials(), state=state)
 
 
 def _retrying(call, attempts: int = CONNECTOR_ATTEMPTS):
@@ -137,15 +139,19 @@ class TeamsClient:
     the reply chain's root in channels, ``team`` the tenant, ``reference`` the serialized Bot Framework conversation
     reference, ``status_message`` the id of the webhook's progress message)."""
 
-    def __init__(self, credentials: MicrosoftAppCredentials, s3=None) -> None:
+    def __init__(self, credentials: MicrosoftAppCredentials, s3=None, state: ConversationState | None = None) -> None:
         self.credentials = credentials
+        self.state = state
         self._connectors: dict[str, ConnectorClient] = {}
         self._s3 = s3
 
     # ---------------------------------------------------------------- PlatformClient
     def post_answer(self, job: AnswerJob, answer: Answer) -> None:
+        """The answer card; an answer (not an abstention) is also kept as a turn of the conversation's history."""
         card = cards.answer_card(answer, question=job.question, feedback_data=feedback_data(job.question, answer))
         self._deliver(job.conversation, _card_activity(card, summary=answer.text[:120]))
+        if self.state is not None and not answer.abstained:
+            self.state.add_turn("teams", thread_conversation_id(job.conversation), job.question, answer.text)
 
     def post_notice(self, conversation: ConversationRef, text: str) -> None:
         self._deliver(conversation, Activity(type=ActivityTypes.message, text=text, text_format="plain"))
@@ -173,9 +179,12 @@ class TeamsClient:
             self._deliver(conversation, _card_activity(links_card(comment, links), summary=comment[:120]))
 
     def history(self, job: AnswerJob) -> tuple[Turn, ...]:
-        """The turns the job carries: a bot cannot read a Teams reply chain through the Bot Connector (that needs
-        Microsoft Graph with ``ChannelMessage.Read.All``), so earlier turns are not fetched here."""
-        return job.history
+        """The conversation's (channel: the reply chain's) earlier turns this bot answered, from the conversations
+        table: a bot cannot read a Teams reply chain through the Bot Connector (that needs Microsoft Graph), so the
+        answer worker keeps them (:meth:`post_answer`). Without a table, the turns the job carries."""
+        if self.state is None:
+            return job.history
+        return self.state.turns("teams", thread_conversation_id(job.conversation)) or job.history
 
     def download(self, file: FileRef, limit_bytes: int) -> bytes:
         """A shared file's bytes from its pre-authenticated ``downloadUrl`` (plain GET, no token).

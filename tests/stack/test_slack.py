@@ -174,7 +174,9 @@ def test_a_follow_up_in_the_thread_needs_no_mention_and_carries_the_thread_as_hi
     assert len(slack.slack.calls_to("conversations.replies")) > before
     answers = replies(slack.slack, CHANNEL, root)
     assert len(answers) == 2 and answers[1]["thread_ts"] == root
-    assert "organic" in block_text(answers[1]).lower()
+    follow_up = block_text(answers[1])
+    assert "no answer (abstained)" not in follow_up and "organic" in follow_up.lower()
+    assert "Nab &amp; Maslin coffee (2020).pdf" in follow_up  # answered from the coffee study, with its sources
 
 
 @pytest.mark.parametrize("extra", [

@@ -401,3 +401,20 @@ def test_file_names_in_webhook_replies_are_plain_text(teams):
     assert post(stub, body)["statusCode"] == 200
     (reply,) = replies_to(stub, body["id"])
     assert reply["body"]["textFormat"] == "plain" and reply["body"]["text"] == messages.pdf_needs_intent(name)
+
+
+def test_a_follow_up_in_a_personal_chat_carries_the_earlier_turns(teams):
+    stub = teams.bf
+    chat = "a:1lcabot-personal-chat-bob"
+    first = activity(stub, TABLE_2, conversation=chat)
+    post(stub, first)
+    assert teams.answer() == (1, 0)
+    follow = activity(stub, "And for the organic farms?", conversation=chat)
+    post(stub, follow)
+    assert teams.answer() == (1, 0)
+    turns = bot_state.conversation_state().turns("teams", chat)
+    assert [t.question for t in turns] == [TABLE_2, "And for the organic farms?"]
+    assert "10.44" in turns[0].answer
+    (reply,) = replies_to(stub, follow["id"])
+    text = card_text(reply)
+    assert "abstained" not in text and "organic" in text.lower() and "Nab & Maslin coffee \\(2020\\).pdf" in text

@@ -59,6 +59,8 @@ def test_content_terms_and_names():
     assert split_compounds(["brazil-to-uk", "cut-off"]) == ["brazil", "uk", "cut", "off"]
     assert named_terms("What GWP does Pilkington's EPD declare per square metre?") == ["GWP", "Pilkington", "EPD"]
     assert named_terms("Which characterisation model does TRACI 2.1 use?") == ["TRACI"]
+    # a follow-up resolved against the previous question: "And" starts a sentence, it is not a name
+    assert named_terms("What does Table 2 give for Brazil? And for the organic farms?") == ["Table", "Brazil"]
 
 
 def test_support_flags_unknown_names_and_weak_coverage():
