@@ -12,6 +12,7 @@ from lcabot.config import PERSPECTIVES
 
 _MENTION = re.compile(r"<@[UWB][A-Z0-9]+(?:\|[^>]*)?>|<at>[^<]*</at>")
 _MODE_FLAG = re.compile(r"(?<!\S)--(rag|graph)(?!\S)", re.I)
+MODE_WORDS = {"rag": "rag", "graph": "rag+graph", "rag+graph": "rag+graph"}  # /lca-mode and "mode …" arguments
 _PERSPECTIVE_ALIASES = {"eu": "eu_funding", "eu-funding": "eu_funding", "eu_funding": "eu_funding"}
 
 

@@ -120,9 +120,14 @@ def report_unreadable(path: str, reason: str) -> str:
     return f"{path}: cannot be read ({reason})"
 
 
+def pdf_page_note(c: Citation) -> str:
+    """`` (PDF p. n)`` when the printed page label differs from the PDF page, else empty."""
+    return f" (PDF p. {c.page})" if c.page_label != str(c.page) else ""
+
+
 def citation(c: Citation) -> str:
     """``[n] title (file), section, p. label (PDF p. n)``; the PDF page only when it differs from the label."""
-    page = f"p. {c.page_label}" + (f" (PDF p. {c.page})" if c.page_label != str(c.page) else "")
+    page = f"p. {c.page_label}" + pdf_page_note(c)
     section = f", {c.section}" if c.section else ""
     return f"[{c.number}] {c.title} ({c.source}){section}, {page}"
 
@@ -201,7 +206,16 @@ def mode_is(mode: str) -> str:
 
 
 def mode_label(mode: str) -> str:
-    return "RAG + knowledge graph" if mode == "rag+graph" else "RAG only"
+    return {"rag": "RAG only", "rag+graph": "RAG + knowledge graph"}.get(mode, mode)
+
+
+def answer_footer(mode: str, generator: str, abstained: bool) -> str:
+    """``Mode: RAG only · answered by extractive`` (callers escape ``generator`` for their markup first)."""
+    return f"Mode: {mode_label(mode)} · {'no answer (abstained)' if abstained else f'answered by {generator}'}"
+
+
+def more_sources(n: int) -> str:
+    return f"… and {n} more sources"
 
 
 def graph_unavailable() -> str:

@@ -28,7 +28,7 @@ from slack_bolt.adapter.aws_lambda import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot_handlers.intent import parse_intent
+from bot_handlers.intent import MODE_WORDS, parse_intent
 from bot_handlers.slack import blocks
 from bot_handlers.slack.client import slack_credentials, web_client
 from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
@@ -257,10 +257,9 @@ class SlackBot:
     def on_mode_command(self, ack, command: dict, context: BoltContext) -> None:
         team, channel, user = context.team_id or "", command["channel_id"], command["user_id"]
         choice = (command.get("text") or "").strip().lower().lstrip("-")
-        modes = {"rag": "rag", "graph": "rag+graph", "rag+graph": "rag+graph"}
-        if choice in modes:
-            self.state.set_retrieval_mode("slack", team, channel, modes[choice], user)
-            ack(text=messages.mode_set(modes[choice]))
+        if choice in MODE_WORDS:
+            self.state.set_retrieval_mode("slack", team, channel, MODE_WORDS[choice], user)
+            ack(text=messages.mode_set(MODE_WORDS[choice]))
         else:
             ack(text=messages.mode_is(self.state.retrieval_mode("slack", team, channel)))
 

@@ -43,7 +43,6 @@ FEEDBACK_DOWN = "feedback_down"
 LinkFor = Callable[[Citation], str | None]
 
 _SOURCES = "*Sources*"
-_MODES = {"rag": "RAG only", "rag+graph": "RAG + knowledge graph"}
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
 _WHITESPACE = re.compile(r"\s")
 
@@ -155,7 +154,7 @@ def _citation_text(c: Citation, link_for: LinkFor | None) -> str:
             pass
     if len(shown_page) > SECTION_TEXT_LIMIT // 2:  # an absurdly long URL: show the label rather than cut the quote
         shown_page = escape(page)
-    pdf_page = f" (PDF p. {c.page})" if c.page_label != str(c.page) else ""
+    pdf_page = messages.pdf_page_note(c)
     title = _clip(c.title.strip() or c.source, NAME_LIMIT)
     section = f", {escape(_clip(c.section, NAME_LIMIT))}" if c.section and c.section.strip() else ""
     text = f"[{c.number}] *{escape(title)}* ({escape(_clip(c.source, NAME_LIMIT))}){section}, {shown_page}{pdf_page}"
@@ -166,13 +165,11 @@ def _citation_text(c: Citation, link_for: LinkFor | None) -> str:
 
 
 def _footer(answer: Answer) -> str:
-    mode = _MODES.get(answer.retrieval_mode, escape(answer.retrieval_mode))
-    outcome = "no answer (abstained)" if answer.abstained else f"answered by {escape(answer.generator)}"
-    return f"Mode: {mode} · {outcome}"
+    return messages.answer_footer(escape(answer.retrieval_mode), escape(answer.generator), answer.abstained)
 
 
 def _more(n: int) -> str:
-    return f"… and {n} more sources"
+    return messages.more_sources(n)
 
 
 def _text_size(obj: object) -> int:

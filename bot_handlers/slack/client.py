@@ -17,8 +17,6 @@ import html
 import json
 import logging
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -28,9 +26,10 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
+from bot_handlers.download import fetch_pdf
 from bot_handlers.intent import strip_mentions
 from bot_handlers.slack import blocks
-from lcabot.errors import ConfigurationError, FileUnavailableError, NotAPdfError, TooLargeError
+from lcabot.errors import ConfigurationError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 from lcabot.models import Answer, Turn
 
@@ -149,31 +148,9 @@ class SlackClient:
         return tuple(turns[-HISTORY_TURNS:])
 
     def download(self, file: FileRef, limit_bytes: int) -> bytes:
-        """A Slack file's bytes from ``url_private_download`` with the bot token.
-
-        Raises:
-            TooLargeError: the file is (or turns out to be) larger than ``limit_bytes``.
-            NotAPdfError: Slack sent something other than a PDF (e.g. its login page when the token lacks
-                ``files:read``).
-            FileUnavailableError: Slack answered 403/404/410 (the file was deleted or unshared).
-        """
-        limit_mb = limit_bytes / 1048576
-        if file.size is not None and file.size > limit_bytes:
-            raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
-        request = urllib.request.Request(file.url, headers={"Authorization": f"Bearer {self.web.token}"})
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 (an https Slack file URL)
-                data = response.read(limit_bytes + 1)
-        except urllib.error.HTTPError as err:
-            if err.code in (403, 404, 410):
-                raise FileUnavailableError(file.name, "Slack no longer has this file (deleted, or no longer "
-                                                      "shared); please share it again") from None
-            raise
-        if len(data) > limit_bytes:
-            raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
-        if not data.startswith(b"%PDF-"):
-            raise NotAPdfError(file.name, "Slack did not send a PDF (is it a PDF, and may the app read files?)")
-        return data
+        """A Slack file's bytes from ``url_private_download`` with the bot token (see
+        :func:`bot_handlers.download.fetch_pdf` for the limits and errors)."""
+        return fetch_pdf(file, limit_bytes, platform="Slack", headers={"Authorization": f"Bearer {self.web.token}"})
 
     def _replies(self, channel: str, thread_ts: str) -> list[dict]:
         messages: list[dict] = []

@@ -43,7 +43,7 @@ from botframework.connector.auth import (
 )
 from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
-from bot_handlers.intent import parse_intent, strip_mentions
+from bot_handlers.intent import MODE_WORDS, parse_intent, strip_mentions
 from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
 from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
 from lcabot import messages
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("lcabot.teams")
 
-MODES = {"rag": "rag", "graph": "rag+graph", "rag+graph": "rag+graph"}
 UPLOAD_FRAGMENT = 10 * 320 * 1024  # upload sessions take fragments in multiples of 320 KiB
 
 
@@ -180,9 +179,9 @@ class TeamsBot(TeamsActivityHandler):
 
     async def _mode(self, turn_context: TurnContext, chat: Chat, choice: str) -> None:
         choice = choice.lstrip("-")
-        if choice in MODES:
-            self.state.set_retrieval_mode("teams", chat.tenant, chat.base_id, MODES[choice], chat.user)
-            await _say(turn_context, messages.mode_set(MODES[choice]))
+        if choice in MODE_WORDS:
+            self.state.set_retrieval_mode("teams", chat.tenant, chat.base_id, MODE_WORDS[choice], chat.user)
+            await _say(turn_context, messages.mode_set(MODE_WORDS[choice]))
         else:
             await _say(turn_context, messages.mode_is(
                 self.state.retrieval_mode("teams", chat.tenant, chat.base_id)))

@@ -31,7 +31,6 @@ ANSWER_LIMIT = 10_000
 
 LinkFor = Callable[[Citation], str | None]
 
-_MODES = {"rag": "RAG only", "rag+graph": "RAG + knowledge graph"}
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]()<>~#{}])")
 _LIST_MARKER = re.compile(r"^(\s*)(\d+\.|[-+])(?=\s)", re.MULTILINE)
 
@@ -91,7 +90,7 @@ def answer_card(answer: Answer, *, question: str, link_for: LinkFor | None = Non
     head = _head(answer, question, limit)
     citations = () if answer.abstained else answer.citations
     sources = [_text("Sources", weight="Bolder", separator=True)] if citations else []
-    more = [_text("… and 9999 more sources", isSubtle=True)] if citations else []
+    more = [_text(messages.more_sources(9999), isSubtle=True)] if citations else []
     while _size(_card([*head, *sources, *more, footer], actions)) > CARD_BYTES_LIMIT // 2 and limit > 500:
         limit //= 2  # only an answer of many thousand escaped characters gets here
         head = _head(answer, question, limit)
@@ -104,7 +103,7 @@ def answer_card(answer: Answer, *, question: str, link_for: LinkFor | None = Non
             break
         shown.append(container)
     if len(shown) < len(citations):
-        sources += [*shown, _text(f"… and {len(citations) - len(shown)} more sources", isSubtle=True)]
+        sources += [*shown, _text(messages.more_sources(len(citations) - len(shown)), isSubtle=True)]
     else:
         sources += shown
     return _card([*head, *sources, footer], actions)
@@ -142,7 +141,7 @@ def _citation(c: Citation, link_for: LinkFor | None) -> dict:
             shown_page = markdown_link(url, page)
         except ValueError:
             pass
-    pdf_page = f" (PDF p. {c.page})" if c.page_label != str(c.page) else ""
+    pdf_page = messages.pdf_page_note(c)
     title = escape_markdown(_clip(c.title.strip() or c.source, NAME_LIMIT))
     section = f", {escape_markdown(_clip(c.section, NAME_LIMIT))}" if c.section and c.section.strip() else ""
     line = (f"{escape_markdown(f'[{c.number}]')} **{title}** ({escape_markdown(_clip(c.source, NAME_LIMIT))})"
@@ -155,9 +154,8 @@ def _citation(c: Citation, link_for: LinkFor | None) -> dict:
 
 
 def _footer(answer: Answer) -> str:
-    mode = _MODES.get(answer.retrieval_mode, escape_markdown(answer.retrieval_mode))
-    outcome = "no answer (abstained)" if answer.abstained else f"answered by {escape_markdown(answer.generator)}"
-    return f"Mode: {mode} · {outcome}"
+    return messages.answer_footer(escape_markdown(answer.retrieval_mode), escape_markdown(answer.generator),
+                                  answer.abstained)
 
 
 def _submit(title: str, feedback_data: dict | None, feedback: str) -> dict:

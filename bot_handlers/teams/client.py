@@ -22,8 +22,6 @@ from __future__ import annotations
 import mimetypes
 import os
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,10 +34,11 @@ from botframework.connector import ConnectorClient
 from botframework.connector.auth import MicrosoftAppCredentials
 from botframework.connector.models import ErrorResponseException
 
+from bot_handlers.download import fetch_pdf
 from bot_handlers.state import ConversationState, conversation_state
 from bot_handlers.teams import cards
 from lcabot import messages
-from lcabot.errors import ConfigurationError, DocumentError, NotAPdfError, TooLargeError
+from lcabot.errors import ConfigurationError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 from lcabot.models import Answer, Turn
 
@@ -187,29 +186,9 @@ class TeamsClient:
         return self.state.turns("teams", thread_conversation_id(job.conversation)) or job.history
 
     def download(self, file: FileRef, limit_bytes: int) -> bytes:
-        """A shared file's bytes from its pre-authenticated ``downloadUrl`` (plain GET, no token).
-
-        Raises:
-            TooLargeError: the file is (or turns out to be) larger than ``limit_bytes``.
-            DocumentError: the link no longer works (it expires), so the user must share the file again.
-            NotAPdfError: what arrived is not a PDF.
-        """
-        limit_mb = limit_bytes / 1048576
-        if file.size is not None and file.size > limit_bytes:
-            raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
-        try:
-            with urllib.request.urlopen(file.url, timeout=60) as response:  # noqa: S310 (Teams' https downloadUrl)
-                data = response.read(limit_bytes + 1)
-        except urllib.error.HTTPError as err:
-            if 400 <= err.code < 500:
-                raise DocumentError(file.name, f"Teams no longer serves the file (HTTP {err.code}); please share "
-                                               "it again") from None
-            raise
-        if len(data) > limit_bytes:
-            raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
-        if not data.startswith(b"%PDF-"):
-            raise NotAPdfError(file.name, "Teams did not send a PDF")
-        return data
+        """A shared file's bytes from its pre-authenticated ``downloadUrl`` (plain GET, no token; see
+        :func:`bot_handlers.download.fetch_pdf` for the limits and errors)."""
+        return fetch_pdf(file, limit_bytes, platform="Teams")
 
     # ---------------------------------------------------------------- connector
     def connector(self, service_url: str) -> ConnectorClient:
