@@ -3,7 +3,7 @@
 #   make demo                      venv + ingest ../shared/corpus into $(LCABOT_HOME) + ask three dev questions
 #   make demo DOCS=~/my-pdfs       ingest another folder (or files), all as perspective "general"
 #   make test                      pytest + ruff
-#   make bench                     ingest throughput, query latency, ask memory, handler cold import, Slack ack, image size
+#   make bench                     ingest throughput, query latency, ask memory, graph build, handler cold import, Slack ack, image size
 #   make dev                       the serverless stack on this machine: moto server (S3, SQS, DynamoDB) with the
 #                                  resources of template.yaml, feeding the real Lambda handlers (Ctrl-C stops);
 #                                  then, in another terminal: .venv/bin/lcabot dev put FILE.pdf / dev ask "…"
@@ -57,6 +57,7 @@ demo: $(STAMP)
 	@for d in $(DOCS); do test -e "$$d" || { echo "DOCS: $$d does not exist; the demo needs the shared corpus at ../shared/corpus or DOCS=path/to/pdfs" >&2; exit 1; }; done
 	$(foreach p,$(DEMO_PERSPECTIVES),$(LCABOT) ingest $(DOCS)/perspectives/$(p) --perspective $(p)$(nl))
 	$(if $(DEMO_GENERAL),$(LCABOT) ingest $(DEMO_GENERAL) --perspective general)
+	$(LCABOT) graph stats
 	$(BIN)/python scripts/demo_questions.py --questions $(QUESTIONS) $(DEMO_IDS)
 
 test: $(STAMP)
@@ -68,6 +69,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ingest_throughput.py $(DOCS) --home $(BENCH_HOME)
 	$(BIN)/python bench/query_latency.py --home $(BENCH_HOME) --questions $(QUESTIONS)
 	$(BIN)/python bench/ask_memory.py --home $(BENCH_HOME)
+	$(BIN)/python bench/graph_build.py --home $(BENCH_HOME)
 	$(BIN)/python bench/handler_cold_import.py
 	$(BIN)/python bench/slack_ack.py
 	$(BIN)/python bench/image_size.py

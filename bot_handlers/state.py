@@ -25,6 +25,7 @@ from functools import cache
 import boto3
 from botocore.exceptions import ClientError
 
+from lcabot.config import Settings
 from lcabot.errors import ConfigurationError
 from lcabot.jobs import RETRIEVAL_MODES, AnswerJob, IndexJob, ReportJob
 from lcabot.models import Turn
@@ -76,9 +77,11 @@ class ConversationState:
         item = self._table.get_item(Key={"pk": f"thread#{platform}#{team}#{channel}", "sk": thread_ts}).get("Item")
         return item is not None and int(item.get("expires_at", 0)) > time.time()
 
-    def retrieval_mode(self, platform: str, team: str, channel: str, default: str = "rag") -> str:
+    def retrieval_mode(self, platform: str, team: str, channel: str, default: str | None = None) -> str:
         item = self._table.get_item(Key={"pk": f"channel#{platform}#{team}#{channel}", "sk": "settings"}).get("Item")
-        return str(item["retrieval_mode"]) if item and item.get("retrieval_mode") in RETRIEVAL_MODES else default
+        if item and item.get("retrieval_mode") in RETRIEVAL_MODES:
+            return str(item["retrieval_mode"])
+        return default or Settings.from_env().retrieval_mode
 
     def set_retrieval_mode(self, platform: str, team: str, channel: str, mode: str, user: str) -> None:
         """Set the channel's retrieval mode.

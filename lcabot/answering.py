@@ -7,16 +7,20 @@ import re
 from collections.abc import Sequence
 
 from lcabot import messages
+from lcabot.config import RETRIEVAL_MODES
 from lcabot.errors import GenerationError, IncompleteGenerationError, QuestionError
 from lcabot.generation.extractive import ExtractiveGenerator
-from lcabot.ledger import build_ledger, ledger_hash
-from lcabot.models import Answer, Claim, DocumentRecord, Evidence, Hit, Turn
+from lcabot.graph.query import Fact, GraphSource
+from lcabot.ledger import build_ledger, evidence_id, ledger_hash
+from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import Support, named_terms, split_compounds, support
 from lcabot.verify import verify
 
 MAX_QUESTION_CHARS = 2000
+MAX_FACTS_SHOWN = 5
+GRAPH_FACT_MIN = 0.5  # fact score (specific concepts, stated often) for its passage to take a retrieval slot
 _MARKUP = re.compile(r"<[@!#][^>]{0,80}>|</?at>")
 _FOLLOWUP = re.compile(
     r"^\s*(and|but|also|what about|how about|then|so|or|same)\b|\b(it|that|this|those|these|they|them|its|there)\b",
@@ -56,30 +60,40 @@ class Answerer:
         retriever: hybrid retrieval over ``index``.
         generator: Claude or the extractive generator.
         fallback: the extractive generator, used when ``generator`` fails or stops early.
-        retrieval_mode: reported in answers (``rag``).
+        retrieval_mode: the default mode, ``rag`` or ``rag+graph`` (``LCABOT_RETRIEVAL_MODE``).
+        graph: the knowledge graph for ``rag+graph``; ``None`` (or a source with no graph built) answers by passage
+            retrieval, with a note saying so.
     """
 
     def __init__(self, index: SearchIndex, retriever: HybridRetriever, generator: Generator,
-                 fallback: ExtractiveGenerator, retrieval_mode: str = "rag") -> None:
+                 fallback: ExtractiveGenerator, retrieval_mode: str = "rag", graph: GraphSource | None = None) -> None:
+        if retrieval_mode not in RETRIEVAL_MODES:
+            raise ValueError(f"retrieval mode must be one of {', '.join(RETRIEVAL_MODES)}, got {retrieval_mode!r}")
         self._index = index
         self._retriever = retriever
         self._generator = generator
         self._fallback = fallback
         self._mode = retrieval_mode
+        self._graph = graph
 
     def ask(self, question: str, *, history: Sequence[Turn] = (), k: int = 5, doc_ids: Sequence[str] | None = None,
-            perspective: str | None = None) -> Answer:
-        """Answer ``question``; ``history`` holds earlier turns of the conversation (oldest first).
+            perspective: str | None = None, mode: str | None = None) -> Answer:
+        """Answer ``question``; ``history`` holds earlier turns of the conversation (oldest first); ``mode`` is
+        ``rag`` or ``rag+graph`` for this call (``None``: the default). In ``rag+graph`` the question's graph facts
+        add the chunks that state them to the retrieval fusion, their statements join the evidence ledger, and the
+        facts that pass verification are returned in ``Answer.facts``.
 
         Raises:
             QuestionError: the question is empty (after removing chat markup) or over :data:`MAX_QUESTION_CHARS`.
+            ValueError: an unknown ``mode``.
         """
         question = clean_question(question)
         documents = {d.doc_id: d for d in self._index.documents()}
         query = resolve_followup(question, history)
+        used, notes = self._effective_mode(mode)
         if not documents:
-            return self._abstain(messages.abstain_empty_library(), "an empty library", (), "empty_library")
-        hits = self._retriever.retrieve(RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective))
+            return self._abstain(used, messages.abstain_empty_library(), "an empty library", (), "empty_library")
+        hits, facts = self._retrieve(query, k, used, documents, doc_ids, perspective)
         searched = _searched(query, documents, hits)
         terms = split_compounds(content_terms(query))
         df, n_chunks = self._index.term_document_frequency(terms)
@@ -87,26 +101,56 @@ class Answerer:
         passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
         judged = support(terms, unknown_names, passages, df, n_chunks)
         if not hits or not judged.supported:
-            return self._abstain(messages.abstain_no_evidence(searched, judged.unknown), searched, (),
-                                 _reason(judged))
+            return self._abstain(used, messages.abstain_no_evidence(searched, judged.unknown), searched, (),
+                                 _reason(judged), notes)
         ledger = build_ledger(hits, documents)
-        claims, generator, notes = self._generate(query, ledger, history)
-        verified = verify(claims, ledger, self._index)
+        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents)) for f in facts]
+        known = {e.evidence_id for e in ledger}
+        ledger += [e for _, evidence in fact_evidence for e in evidence
+                   if e.evidence_id not in known and not known.add(e.evidence_id)]
+        claims, generator, generated_notes = self._generate(query, ledger, history)
+        notes = (*notes, *generated_notes)
+        verified = verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN)
         if verified.dropped:
             notes = (*notes, messages.claims_dropped(verified.dropped))
         if not verified.claims:
-            return self._abstain(messages.abstain_no_evidence(searched), searched, ledger,
+            return self._abstain(used, messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
-                      retrieval_mode=self._mode, searched=searched, ledger_hash=ledger_hash(ledger),
-                      generator=generator, notes=notes)
+                      retrieval_mode=used, searched=searched, ledger_hash=ledger_hash(ledger),
+                      generator=generator, notes=notes, facts=verified.facts)
+
+    def _effective_mode(self, mode: str | None) -> tuple[str, tuple[str, ...]]:
+        """The mode an answer uses, and a note when ``rag+graph`` was asked for but no graph is built (the
+        default mode falls back silently)."""
+        explicit = mode is not None
+        mode = mode or self._mode
+        if mode not in RETRIEVAL_MODES:
+            raise ValueError(f"retrieval mode must be one of {', '.join(RETRIEVAL_MODES)}, got {mode!r}")
+        if mode == "rag+graph" and (self._graph is None or self._graph.current() is None):
+            return "rag", (messages.graph_unavailable(),) if explicit else ()
+        return mode, ()
+
+    def _retrieve(self, query: str, k: int, mode: str, documents: dict[str, DocumentRecord],
+                  doc_ids: Sequence[str] | None = None, perspective: str | None = None) -> tuple[list[Hit], list[Fact]]:
+        """Passages and, in ``rag+graph``, the graph facts whose statements are in documents of the library."""
+        knowledge = self._graph.current() if self._graph and mode == "rag+graph" else None
+        facts = [f for f in knowledge.facts(knowledge.link(query))
+                 if any(c["doc_id"] in documents for c in f.citations)] if knowledge else []
+        graph_chunks = tuple(dict.fromkeys(f.citations[0]["chunk_id"] for f in facts
+                                           if f.citations and f.score >= GRAPH_FACT_MIN))
+        query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks)
+        return self._retriever.retrieve(query_), facts
 
     def documents(self) -> list[DocumentRecord]:
         return self._index.documents()
 
-    def retrieve(self, question: str, *, history: Sequence[Turn] = (), k: int = 5) -> list[Hit]:
-        """The passages :meth:`ask` would answer from (follow-ups resolved), best first."""
-        return self._retriever.retrieve(RetrievalQuery(resolve_followup(clean_question(question), history), k))
+    def retrieve(self, question: str, *, history: Sequence[Turn] = (), k: int = 5, mode: str | None = None
+                 ) -> list[Hit]:
+        """The passages :meth:`ask` would answer from (follow-ups resolved) in ``mode``, best first."""
+        used, _ = self._effective_mode(mode)
+        documents = {d.doc_id: d for d in self._index.documents()}
+        return self._retrieve(resolve_followup(clean_question(question), history), k, used, documents)[0]
 
     def _generate(self, query: str, ledger: list[Evidence], history: Sequence[Turn]
                   ) -> tuple[list[Claim], str, tuple[str, ...]]:
@@ -118,11 +162,24 @@ class Answerer:
             note = messages.llm_failed(str(err))
         return self._fallback.generate(query, ledger, history), self._fallback.name, (note,)
 
-    def _abstain(self, text: str, searched: str, ledger: Sequence[Evidence], reason: str,
+    @staticmethod
+    def _abstain(mode: str, text: str, searched: str, ledger: Sequence[Evidence], reason: str,
                  notes: tuple[str, ...] = ()) -> Answer:
-        return Answer(text=text, abstained=True, citations=(), claims=(), retrieval_mode=self._mode,
+        return Answer(text=text, abstained=True, citations=(), claims=(), retrieval_mode=mode,
                       searched=searched, ledger_hash=ledger_hash(ledger), generator="none", abstain_reason=reason,
                       notes=notes)
+
+
+def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evidence]:
+    """The statements behind a graph fact as ledger evidence (only documents still in the library)."""
+    out = []
+    for c in fact.citations:
+        record = documents.get(c["doc_id"])
+        if record is None or not c.get("quote"):
+            continue
+        out.append(Evidence(evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title,
+                            c.get("section"), c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))
+    return out
 
 
 def _reason(judged: Support) -> str:

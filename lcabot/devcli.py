@@ -44,7 +44,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ask = dev_sub.add_parser("ask", help="send a question through the answer queue and print the reply")
     ask.add_argument("question")
     ask.add_argument("--timeout", type=float, default=300.0)
-    ask.set_defaults(func=_guarded(cmd_ask))
+    mode = ask.add_mutually_exclusive_group()
+    mode.add_argument("--graph", dest="mode", action="store_const", const="rag+graph", help="use the knowledge graph")
+    mode.add_argument("--rag", dest="mode", action="store_const", const="rag", help="passages only")
+    ask.set_defaults(func=_guarded(cmd_ask), mode=None)
     rm = dev_sub.add_parser("rm", help="delete a library object (S3 key or file name)")
     rm.add_argument("key")
     rm.add_argument("--timeout", type=float, default=120.0)
@@ -179,7 +182,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     env = _connect(settings)
     channel = f"cli-{uuid.uuid4()}"  # its own conversation: the reply (answer or notice) is the one on this channel
-    job = AnswerJob(channel, ConversationRef("local", channel), os.environ.get("USER", "cli"), args.question)
+    job = AnswerJob(channel, ConversationRef("local", channel), os.environ.get("USER", "cli"), args.question,
+                    retrieval_mode=args.mode or settings.retrieval_mode)
     boto3.client("sqs").send_message(QueueUrl=env["LCABOT_ANSWER_QUEUE_URL"], MessageBody=job.to_json())
     outbox = LocalOutbox(settings.home / "outbox")
     with console.status("waiting for the answer Lambda…"):

@@ -11,6 +11,7 @@ from typing import Any
 
 from lcabot.answering import Answerer
 from lcabot.models import Hit, Turn
+from lcabot.normalize import match_key
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
@@ -25,6 +26,7 @@ class RetrievalReport:
     out_of_scope: int = 0
     false_abstentions: int = 0
     k: int = 5
+    key_facts: dict[str, float] = field(default_factory=dict)  # question id → share of its key facts in the answer
 
     @property
     def missed(self) -> list[str]:
@@ -42,6 +44,7 @@ class RetrievalReport:
             "recall_at_10": self.recall(10),
             "mrr": sum(1.0 / r for r in self.ranks.values() if r) / max(1, n),
             "abstention_accuracy": self.abstained_ok / self.out_of_scope if self.out_of_scope else 1.0,
+            "key_facts_in_answer": sum(self.key_facts.values()) / max(1, len(self.key_facts)),
         }
 
 
@@ -56,8 +59,19 @@ def passage_rank(hits: Sequence[Hit], sources: dict[str, str], doc: str, pages: 
     return None
 
 
-def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: int = 5) -> RetrievalReport:
-    """Score retrieval on ``rows``. Follow-ups are asked with their preceding question and its answer as history."""
+def key_fact_share(answer: str, key_facts: Sequence[str]) -> float:
+    """Share of ``key_facts`` found in ``answer`` (case-insensitive, whitespace and dashes normalised)."""
+    if not key_facts:
+        return 1.0
+    text = match_key(answer)
+    return sum(1 for fact in key_facts if match_key(fact) in text) / len(key_facts)
+
+
+def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: int = 5,
+                       mode: str | None = None) -> RetrievalReport:
+    """Score retrieval on ``rows`` in retrieval ``mode`` (``rag``, ``rag+graph``; ``None``: the answerer's
+    default), and the share of each row's ``key_facts`` in the answer. Follow-ups are asked with their preceding
+    question and its answer as history."""
     sources = {d.doc_id: d.source for d in answerer.documents()}
     report = RetrievalReport(k=k)
     previous: dict[str, Turn] = {}
@@ -66,12 +80,14 @@ def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: in
         history = [previous[follows]] if follows in previous else []
         if row["type"] == "out_of_scope":
             report.out_of_scope += 1
-            report.abstained_ok += answerer.ask(row["question"], history=history, k=k).abstained
+            report.abstained_ok += answerer.ask(row["question"], history=history, k=k, mode=mode).abstained
             continue
-        hits = answerer.retrieve(row["question"], history=history, k=max(10, k))
+        hits = answerer.retrieve(row["question"], history=history, k=max(10, k), mode=mode)
         ranks = [passage_rank(hits, sources, e["doc"], e["pages"]) for e in row["expected"]]
         report.ranks[row["id"]] = None if any(r is None for r in ranks) else max(r for r in ranks if r)
-        answer = answerer.ask(row["question"], history=history, k=k)
+        answer = answerer.ask(row["question"], history=history, k=k, mode=mode)
         report.false_abstentions += answer.abstained
+        report.key_facts[row["id"]] = 0.0 if answer.abstained else key_fact_share(
+            answer.text + " " + " ".join(c.quote for c in answer.citations), row.get("key_facts") or ())
         previous[row["id"]] = Turn(row["question"], answer.text)
     return report

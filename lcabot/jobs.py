@@ -13,13 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lcabot.config import PERSPECTIVES
+from lcabot.config import PERSPECTIVES, RETRIEVAL_MODES
 from lcabot.errors import LcabotError
 from lcabot.models import Turn
 
 PLATFORMS = ("local", "slack", "teams")
 CONVERSATION_METADATA = "lcabot-conversation"  # S3 user metadata of a PDF shared in chat: where to say it is indexed
-RETRIEVAL_MODES = ("rag", "rag+graph")
 
 
 class MalformedJobError(LcabotError):

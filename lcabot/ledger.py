@@ -31,7 +31,7 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
-            for offset, text, context in _units(chunk):
+            for offset, text, context in quotable_units(chunk):
                 page = chunk.page_at(offset)
                 eid = evidence_id(chunk.doc_id, page, text)
                 ledger.setdefault(eid, Evidence(
@@ -42,7 +42,7 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     return list(ledger.values())
 
 
-def _units(chunk: Chunk) -> list[tuple[int, str, str]]:
+def quotable_units(chunk: Chunk) -> list[tuple[int, str, str]]:
     """``(offset, text, context)`` of each quotable unit of a chunk."""
     pieces = [(offset, collapse(s)) for offset, s in _page_pieces(chunk)]
     units: list[tuple[int, str, str]] = []

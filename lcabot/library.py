@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
@@ -25,8 +26,11 @@ from lcabot import graph, messages
 from lcabot.chunking import chunk_document
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import IndexWriteError, LcabotError, ObjectNotFoundError, TooLargeError
+from lcabot.graph import ontology
+from lcabot.graph.build import rebuild, write_fragment
+from lcabot.graph.extract import GraphExtractor, OfflineExtractor
 from lcabot.ingest import ingest_bytes, parse_document
-from lcabot.models import DocumentStatus
+from lcabot.models import Chunk, DocumentRecord, DocumentStatus
 from lcabot.pdf import ParsedDocument
 from lcabot.ports import Embedder, ObjectStore, SearchIndex, StatusStore
 
@@ -120,17 +124,21 @@ class Library:
 
     Args:
         documents: the library bucket (the PDFs).
-        artifacts: the artifacts bucket (graph fragments are written under ``graph/fragments/``).
+        artifacts: the artifacts bucket: graph fragments under ``graph/fragments/`` and the merged graph
+            (:data:`lcabot.graph.build.MERGED_KEY`), rebuilt after every change to a fragment.
+        extractor: concept and relation extraction for fragments (default: the offline alias-map extractor).
     """
 
     def __init__(self, documents: ObjectStore, artifacts: ObjectStore, index: SearchIndex, embedder: Embedder,
-                 status: StatusStore, settings: Settings) -> None:
+                 status: StatusStore, settings: Settings, extractor: GraphExtractor | None = None) -> None:
         self.documents = documents
         self.artifacts = artifacts
         self.index = index
         self.embedder = embedder
         self.status = status
         self.settings = settings
+        self.ontology = ontology.load()
+        self.extractor = extractor or OfflineExtractor(self.ontology)
 
     def apply(self, change: ObjectChange) -> DocumentStatus | None:
         """Apply one change; returns the status recorded, or ``None`` for a key outside the library.
@@ -169,8 +177,7 @@ class Library:
         if result.reason == "index_error":
             raise IndexWriteError(result.message)
         if result.record is not None:
-            fragment = graph.document_fragment(result.record, result.chunks)
-            self.artifacts.put(graph.fragment_key(key), graph.dumps(fragment), "application/json")
+            self._write_fragment(result.record, result.chunks)
         elif result.status == "unchanged":
             self._repair_fragment(key, data)
         title = result.record.title if result.record else None
@@ -192,15 +199,21 @@ class Library:
             pass
         parsed = parse_document(data, record.source, self.settings.max_pdf_mb, self.settings.max_pages)
         if isinstance(parsed, ParsedDocument):
-            fragment = graph.document_fragment(record, chunk_document(parsed, record.doc_id, record.source))
-            self.artifacts.put(graph.fragment_key(key), graph.dumps(fragment), "application/json")
+            self._write_fragment(record, chunk_document(parsed, record.doc_id, record.source))
+
+    def _write_fragment(self, record: DocumentRecord, chunks: Sequence[Chunk]) -> None:
+        """Extract the document's graph contribution, store it, and rebuild the merged graph."""
+        write_fragment(self.artifacts, record, chunks, self.extractor, self.ontology)
+        rebuild(self.artifacts, self.ontology, self.embedder)
 
     def _removed(self, change: ObjectChange) -> DocumentStatus:
         key, source = change.key, posixpath.basename(change.key)
         if self.documents.head(key) is not None:
             return _status(key, "skipped", messages.object_restored(key), reason="restored")
         record = next((d for d in self.index.documents() if d.source_key == key), None)
-        self.artifacts.delete(graph.fragment_key(key))
+        if self.artifacts.head(graph.fragment_key(key)) is not None:
+            self.artifacts.delete(graph.fragment_key(key))
+            rebuild(self.artifacts, self.ontology, self.embedder)
         if record is None:
             return _status(key, "removed", messages.not_indexed(source))
         self.index.delete_document(record.doc_id)

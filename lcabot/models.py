@@ -163,6 +163,8 @@ class Answer:
             "answer": self.text,
             "abstained": self.abstained,
             "citations": [c.to_json() for c in self.citations],
+            "facts": [{"subject": f.subject, "relation": f.relation, "object": f.object, "citations": list(f.citations)}
+                      for f in self.facts],
             "retrieval_mode": self.retrieval_mode,
         }
 

@@ -21,9 +21,11 @@ from lcabot.models import Answer, Turn
 
 
 def render_text(answer: Answer) -> str:
-    """Plain text: the answer, its notes, the numbered sources (title, file, section, printed page), then the
-    retrieval mode and the generator (as ``lcabot ask`` prints them)."""
+    """Plain text: the answer, its notes, the graph facts used, the numbered sources (title, file, section, printed
+    page), then the retrieval mode and the generator (as ``lcabot ask`` prints them)."""
     lines = [answer.text, *(f"note: {n}" for n in answer.notes)]
+    if answer.facts:
+        lines += ["", "Knowledge graph facts used", *(messages.graph_fact(f) for f in answer.facts)]
     if answer.citations:
         lines += ["", "Sources", *(messages.citation(c) for c in answer.citations)]
     lines.append(f"mode: {answer.retrieval_mode}, answered by: {answer.generator}")

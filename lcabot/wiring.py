@@ -24,10 +24,35 @@ def build_embedder(settings: Settings):  # -> SentenceTransformerEmbedder
     return SentenceTransformerEmbedder(settings.embedding_model)
 
 
-def build_answerer(settings: Settings, index=None, embedder=None):  # -> Answerer
-    """Claude when ``ANTHROPIC_API_KEY`` is set, otherwise the offline extractive generator."""
+def build_artifacts(settings: Settings):  # -> ObjectStore
+    """The local artifacts folder (graph fragments and the merged graph) under ``settings.home``."""
+    from lcabot.objects import LocalObjectStore
+
+    return LocalObjectStore(settings.artifacts_path)
+
+
+def build_graph_extractor(settings: Settings):  # -> OfflineExtractor | ClaudeExtractor
+    """Claude (``settings.graph_model``) when ``ANTHROPIC_API_KEY`` is set, otherwise the alias-map extractor."""
+    from lcabot.graph import ontology
+    from lcabot.graph.extract import OfflineExtractor
+
+    if settings.anthropic_api_key:
+        from lcabot.generation.claude import MessagesClient
+        from lcabot.graph.claude_extract import ClaudeExtractor
+
+        api = MessagesClient(settings.anthropic_api_key, settings.graph_model, settings.llm_timeout_s,
+                             max_tokens=4000)
+        return ClaudeExtractor(api, ontology.load())
+    return OfflineExtractor(ontology.load())
+
+
+def build_answerer(settings: Settings, index=None, embedder=None, artifacts=None):  # -> Answerer
+    """Claude when ``ANTHROPIC_API_KEY`` is set, otherwise the offline extractive generator; the knowledge graph
+    from ``artifacts`` (default: the local artifacts folder)."""
     from lcabot.answering import Answerer
     from lcabot.generation.extractive import ExtractiveGenerator
+    from lcabot.graph import ontology
+    from lcabot.graph.query import GraphSource
     from lcabot.retrieval import HybridRetriever
 
     embedder = embedder or build_embedder(settings)
@@ -38,4 +63,5 @@ def build_answerer(settings: Settings, index=None, embedder=None):  # -> Answere
         from lcabot.generation.claude import ClaudeGenerator
 
         generator = ClaudeGenerator(settings.anthropic_api_key, settings.anthropic_model, settings.llm_timeout_s)
-    return Answerer(index, HybridRetriever(index, embedder), generator, extractive)
+    graph = GraphSource(artifacts or build_artifacts(settings), ontology.load(), embedder)
+    return Answerer(index, HybridRetriever(index, embedder), generator, extractive, settings.retrieval_mode, graph)

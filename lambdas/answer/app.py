@@ -7,7 +7,6 @@ the dead-letter queue, the user gets a short message instead of silence.
 
 from __future__ import annotations
 
-import dataclasses
 from functools import cache
 
 from aws_lambda_powertools import Logger
@@ -26,15 +25,18 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 @cache
 def answerer() -> Answerer:
+    from lcabot.cloud.aws import S3ObjectStore
+
     settings = runtime.settings()
     embedder = wiring.build_embedder(settings)
-    return wiring.build_answerer(settings, wiring.build_index(settings, embedder.dimension), embedder)
+    artifacts = S3ObjectStore(runtime.env("LCABOT_ARTIFACTS_BUCKET"))  # the merged knowledge graph
+    return wiring.build_answerer(settings, wiring.build_index(settings, embedder.dimension), embedder, artifacts)
 
 
 def answer(job: AnswerJob) -> dict:
     """Answer one job (with its thread's earlier turns) and deliver it; an unaskable question (empty, too long) gets
-    its reason as a notice. ``rag+graph`` asked before the knowledge graph exists is answered by retrieval alone,
-    and the answer says so."""
+    its reason as a notice. The job's retrieval mode applies; ``rag+graph`` asked before the knowledge graph exists
+    is answered by retrieval alone, and the answer says so."""
     client = runtime.platform_client(job.conversation)
     try:
         history = client.history(job)
@@ -42,12 +44,10 @@ def answer(job: AnswerJob) -> dict:
         logger.exception("thread history unavailable", extra={"dedupe_key": job.dedupe_key})
         history = job.history
     try:
-        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k)
+        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k, mode=job.retrieval_mode)
     except QuestionError as err:
         client.post_notice(job.conversation, str(err))
         return {"delivered": "notice"}
-    if job.retrieval_mode == "rag+graph" and result.retrieval_mode == "rag" and not result.abstained:
-        result = dataclasses.replace(result, notes=(*result.notes, messages.graph_unavailable()))
     client.post_answer(job, result)
     return {"delivered": "answer", "abstained": result.abstained, "citations": len(result.citations)}
 

@@ -43,6 +43,7 @@ def library() -> Library:
         embedder=embedder,
         status=DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE")),
         settings=settings,
+        extractor=wiring.build_graph_extractor(settings),
     )
 
 

@@ -31,17 +31,42 @@ def embedder(settings: Settings):
 
 
 @pytest.fixture(scope="session")
-def corpus_index(settings: Settings, embedder):
+def ingested(settings: Settings, embedder) -> dict:
+    """File name → the ingest result (record and chunks) of every corpus PDF, in one index."""
     index = wiring.build_index(settings)
+    results = {}
     for path in discover_pdfs([CORPUS]):
         perspective = PERSPECTIVE_DIRS.get(path.parent.name, "general")
         result = ingest_path(path, perspective=perspective, index=index, embedder=embedder, settings=settings)
         assert result.status == "indexed", result.message
-    return index
+        results[path.name] = result
+    results["__index__"] = index
+    return results
 
 
 @pytest.fixture(scope="session")
-def answerer(settings: Settings, corpus_index, embedder):
+def corpus_index(ingested):
+    return ingested["__index__"]
+
+
+@pytest.fixture(scope="session")
+def corpus_graph(settings: Settings, ingested, embedder):
+    """The knowledge graph of the whole corpus (offline extractor) in the session's local artifacts store."""
+    from lcabot.graph import ontology
+    from lcabot.graph.build import load, rebuild, write_fragment
+    from lcabot.graph.extract import OfflineExtractor
+
+    store = wiring.build_artifacts(settings)
+    onto = ontology.load()
+    for name, result in ingested.items():
+        if name != "__index__":
+            write_fragment(store, result.record, result.chunks, OfflineExtractor(onto), onto)
+    rebuild(store, onto, embedder)
+    return load(store)
+
+
+@pytest.fixture(scope="session")
+def answerer(settings: Settings, corpus_index, embedder, corpus_graph):
     return wiring.build_answerer(settings, index=corpus_index, embedder=embedder)
 
 

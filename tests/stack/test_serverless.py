@@ -11,6 +11,7 @@ import pytest
 
 from lambdas.ingest.app import handler as ingest_handler
 from lcabot import graph, messages
+from lcabot.graph import build
 from lcabot.jobs import AnswerJob, ConversationRef
 from lcabot.outbox import LocalOutbox
 from tests.conftest import CORPUS
@@ -66,6 +67,10 @@ def test_dropped_pdfs_are_indexed_with_their_status_perspective_and_graph_fragme
     assert fragment["doc_id"] == status.doc_id
     names = {n["name"] for n in fragment["nodes"] if n["type"] == "section"}
     assert {"6 METHODOLOGY", "6.2 Carbon footprint calculation", "6.2.1 Step 1: calculating coffee production"} <= names
+    merged = build.loads(library.s3.get_object(Bucket=library.artifacts_bucket, Key=build.MERGED_KEY)["Body"].read())
+    assert merged.graph["documents"][status.doc_id] == docs[COFFEE_KEY].title
+    coffee = merged.nodes["product_system:green coffee"]
+    assert coffee["citations"][0]["doc_id"] == status.doc_id and coffee["mentions"] >= 20
 
 
 def test_an_answer_job_is_answered_from_the_dropped_pdfs_with_page_11_cited(library):
@@ -76,6 +81,21 @@ def test_an_answer_job_is_answered_from_the_dropped_pdfs_with_page_11_cited(libr
     assert not reply["abstained"] and reply["thread_ts"] == "1764460800.000100"
     page_11 = [c for c in reply["citations"] if c["source"] == COFFEE_SOURCE and c["page"] == 11]
     assert any("10.44" in c["quote"] or "1.01" in c["quote"] for c in page_11)
+
+
+def test_a_rag_graph_answer_job_shows_graph_facts_from_the_artifacts_bucket(library):
+    job = AnswerJob("T1|C-stack|1764460800.000250", ConversationRef("local", "C-stack", thread_ts="1764460800.000100"),
+                    "U1", "What is the functional unit of the green coffee carbon footprint?",
+                    retrieval_mode="rag+graph")
+    library.sqs.send_message(QueueUrl=library.env["LCABOT_ANSWER_QUEUE_URL"], MessageBody=job.to_json())
+    assert library.answer() == (1, 0)
+    (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == job.dedupe_key]
+    assert reply["retrieval_mode"] == "rag+graph" and not reply["abstained"]
+    assert reply["facts"] and all(f["citations"] for f in reply["facts"])
+    for fact in reply["facts"]:
+        for n in fact["citations"]:
+            assert reply["citations"][n - 1]["source"] == COFFEE_SOURCE
+    assert "Knowledge graph facts used" in reply["text"]
 
 
 def test_a_duplicate_answer_job_gets_one_reply(library):
@@ -141,6 +161,9 @@ def test_a_new_version_replaces_the_old_and_a_deletion_removes_chunks_and_fragme
     assert all(d.source_key != key for d in index(library).documents())
     listed = library.s3.list_objects_v2(Bucket=library.artifacts_bucket, Prefix=graph.fragment_key(key))
     assert listed.get("KeyCount", 0) == 0
+    merged = build.loads(library.s3.get_object(Bucket=library.artifacts_bucket, Key=build.MERGED_KEY)["Body"].read())
+    assert first.doc_id not in merged.graph["documents"] and second.doc_id not in merged.graph["documents"]
+    assert not any(c["doc_id"] == second.doc_id for _n, d in merged.nodes(data=True) for c in d["citations"])
 
 
 def test_keys_outside_library_and_non_pdfs_never_reach_the_queue(library):
@@ -233,6 +256,43 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
     assert reply["answer"] == "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil). [1]"
     assert [(c["source"], c["page"]) for c in reply["citations"]] == [(COFFEE_SOURCE, 11)]
     assert stub.requests[0].headers["x-api-key"] == "sk-ant-stack-test"
+
+
+def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_through_claude(library, monkeypatch,
+                                                                                         tmp_path):
+    from tests.stubs.anthropic_server import AnthropicStub, evidence_of, message
+
+    def claude(body: dict):
+        chunk = next(e for e in evidence_of(body) if "EF 3.1" in e["text"])
+        triple = {"chunk": chunk["chunk"], "subject": "EF 3.1", "subject_type": "lcia_method", "relation": "covers",
+                  "object": "GWP", "object_type": "impact_category", "quote": "EF 3.1 method covers climate change"}
+        return message(json.dumps({"triples": [triple, {**triple, "relation": "invented_by"}]}))
+
+    key = "library/general/claude-graph.pdf"
+    text = "The EF 3.1 method covers climate change, expressed as GWP100 in kg CO2e per functional unit."
+    with AnthropicStub() as stub:
+        stub.always(claude)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        reset_handlers()
+        try:
+            library.put(key, hostile.plain(tmp_path, "claude-graph.pdf", text).read_bytes())
+            assert library.ingest()[1] == 0
+        finally:
+            monkeypatch.undo()
+            reset_handlers()
+    model = stub.requests[0].body["model"]
+    assert model == (library.env.get("LCABOT_GRAPH_MODEL") or "claude-haiku-4-5")
+    assert stub.requests[0].headers["x-api-key"] == "sk-ant-stack-test"
+    fragment = json.loads(library.s3.get_object(Bucket=library.artifacts_bucket, Key=graph.fragment_key(key))["Body"]
+                          .read())
+    assert fragment["extraction"] == {"extractor": f"claude:{model}", "triples": 1, "dropped": 1, "failed_chunks": 0}
+    edges = [(e["source"], e["relation"], e["target"]) for e in fragment["edges"] if e["relation"] != "part_of"]
+    assert edges == [("lcia_method:EF method", "covers", "impact_category:climate change")]
+    merged = build.loads(library.s3.get_object(Bucket=library.artifacts_bucket, Key=build.MERGED_KEY)["Body"].read())
+    edge = merged.edges["lcia_method:EF method", "impact_category:climate change", "covers"]
+    assert edge["citations"][0]["quote"] == text and edge["citations"][0]["page"] == 1
 
 
 def test_deleting_one_of_two_copies_keeps_the_content_searchable_under_the_other(library, tmp_path):

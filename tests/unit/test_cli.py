@@ -50,16 +50,28 @@ def test_ingest_ask_sources_remove(tmp_path: Path, home: Path, capsys: pytest.Ca
     assert cli.main(["ask", "How much does air freight from Brazil contribute per kg of green coffee?",
                      "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["abstained"] is False and data["retrieval_mode"] == "rag"
+    assert data["abstained"] is False and data["retrieval_mode"] == "rag+graph"  # the default, graph built by ingest
     first = data["citations"][0]
     assert (first["source"], first["page"], first["page_label"]) == ("study.pdf", 2, "2")
     assert "10.42 kg CO2e" in first["quote"] and "10.42" in data["answer"]
+
+    assert cli.main(["ask", "How much does air freight contribute?", "--rag", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["retrieval_mode"] == "rag"
 
     assert cli.main(["sources"]) == 0
     listing = capsys.readouterr().out
     assert "study.pdf" in listing and "academic" in listing and "1, 3" in listing
 
+    assert cli.main(["graph", "stats", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["documents"] == 2 and ["green coffee", "product_system", 1] in figures["top_entities"]
+    assert cli.main(["graph", "show", "green coffee"]) == 0
+    assert "green coffee (product_system), 1 mentions" in capsys.readouterr().out
+
     assert cli.main(["remove", "study.pdf"]) == 0
+    assert "removed study.pdf" in capsys.readouterr().out
+    assert cli.main(["graph", "stats", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 1
     assert cli.main(["remove", "study.pdf"]) == 1
     capsys.readouterr()
     assert cli.main(["ask", "How much does air freight contribute?", "--json"]) == 0

@@ -9,6 +9,8 @@ import pytest
 
 from lcabot import graph
 from lcabot.errors import ObjectNotFoundError
+from lcabot.graph import ontology
+from lcabot.graph.extract import OfflineExtractor
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, MalformedJobError, ReportJob, parse_job
 from lcabot.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.models import Chunk, DocumentRecord, PageSpan, Turn
@@ -108,7 +110,9 @@ def test_graph_fragment_links_sections_to_their_parents_with_pages():
                             tuple(str(i) for i in range(1, 71)))
     chunk = Chunk("c1", "d1", 0, ("7 Environmental footprint", "7.6 Cut-off"), 61, 62, "61", "62", "text", "t", "t",
                   (PageSpan(0, 61), PageSpan(40, 62)))
-    fragment = json.loads(graph.dumps(graph.document_fragment(record, [chunk])))
+    onto = ontology.load()
+    extraction = OfflineExtractor(onto).extract([chunk])
+    fragment = json.loads(graph.dumps(graph.document_fragment(record, [chunk], extraction, onto)))
     edges = {(e["source"], e["target"]) for e in fragment["edges"]}
     assert ("section:d1:7 Environmental footprint > 7.6 Cut-off", "section:d1:7 Environmental footprint") in edges
     assert ("section:d1:7 Environmental footprint", "document:d1") in edges
