@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lcabot import wiring
+from lcabot import messages, wiring
 from lcabot.config import Settings
 from lcabot.graph import ontology
 from lcabot.graph.build import FRAGMENT_PREFIX, load, rebuild, stats, write_fragment
@@ -97,10 +97,17 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+def _graph(settings: Settings):
+    """The local merged graph, or ``None`` after telling the user how to build one."""
     graph = load(wiring.build_artifacts(settings))
     if graph is None:
-        console.print("No knowledge graph yet: `lcabot ingest` builds it, or `lcabot graph build`.")
+        console.print(messages.no_graph_yet())
+    return graph
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    graph = _graph(settings)
+    if graph is None:
         return 1
     figures = stats(graph)
     if args.json:
@@ -129,13 +136,12 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    graph = load(wiring.build_artifacts(settings))
+    graph = _graph(settings)
     if graph is None:
-        console.print("No knowledge graph yet: `lcabot ingest` builds it, or `lcabot graph build`.")
         return 1
     node = find_node(graph, args.entity)
     if node is None:
-        console.print(f"No entity {escape(args.entity)!r} in the graph; `lcabot graph stats` lists the top ones.")
+        console.print(escape(messages.no_such_entity(args.entity)))
         return 1
     data = graph.nodes[node]
     console.print(f"[bold]{escape(data['name'])}[/] ({data['type']}), {data.get('mentions', 0)} mentions")

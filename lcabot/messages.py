@@ -218,6 +218,14 @@ def more_sources(n: int) -> str:
     return f"… and {n} more sources"
 
 
+def no_graph_yet() -> str:
+    return "No knowledge graph yet: `lcabot ingest` builds it, or `lcabot graph build`."
+
+
+def no_such_entity(entity: str) -> str:
+    return f"No entity {entity!r} in the graph; `lcabot graph stats` lists the top ones."
+
+
 def graph_unavailable() -> str:
     return "The knowledge graph is not available yet, so this answer uses passage retrieval only."
 

@@ -5,6 +5,7 @@ and deletions each behave as the issue states."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -48,6 +49,24 @@ def index(stack):
 
 def outbox(stack) -> LocalOutbox:
     return LocalOutbox(stack.home / "outbox")
+
+
+@contextlib.contextmanager
+def claude_for_the_handlers(monkeypatch, reply):
+    """The handlers see an Anthropic key and reach the Messages API stub answering with ``reply`` (then forget)."""
+    from tests.stubs.anthropic_server import AnthropicStub
+
+    with AnthropicStub() as stub:
+        stub.always(reply)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        reset_handlers()
+        try:
+            yield stub
+        finally:
+            monkeypatch.undo()
+            reset_handlers()
 
 
 def send_answer_job(stack, dedupe_key: str, question: str) -> None:
@@ -231,7 +250,7 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
 
 
 def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library, monkeypatch):
-    from tests.stubs.anthropic_server import AnthropicStub, evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, message
 
     def claude(body: dict):
         row = next(e for e in evidence_of(body) if "10.44" in e["text"])
@@ -239,18 +258,9 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
                  "evidence_ids": [row["id"]], "quote": row["text"]}
         return message(json.dumps({"claims": [claim]}))
 
-    with AnthropicStub() as stub:
-        stub.always(claude)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        reset_handlers()
-        try:
-            send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
-            assert library.answer() == (1, 0)
-        finally:
-            monkeypatch.undo()
-            reset_handlers()
+    with claude_for_the_handlers(monkeypatch, claude) as stub:
+        send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
+        assert library.answer() == (1, 0)
     (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000800"]
     assert reply["generator"] == "claude"
     assert reply["answer"] == "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil). [1]"
@@ -260,7 +270,7 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
 
 def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_through_claude(library, monkeypatch,
                                                                                          tmp_path):
-    from tests.stubs.anthropic_server import AnthropicStub, evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, message
 
     def claude(body: dict):
         chunk = next(e for e in evidence_of(body) if "EF 3.1" in e["text"])
@@ -270,18 +280,9 @@ def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_throug
 
     key = "library/general/claude-graph.pdf"
     text = "The EF 3.1 method covers climate change, expressed as GWP100 in kg CO2e per functional unit."
-    with AnthropicStub() as stub:
-        stub.always(claude)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        reset_handlers()
-        try:
-            library.put(key, hostile.plain(tmp_path, "claude-graph.pdf", text).read_bytes())
-            assert library.ingest()[1] == 0
-        finally:
-            monkeypatch.undo()
-            reset_handlers()
+    with claude_for_the_handlers(monkeypatch, claude) as stub:
+        library.put(key, hostile.plain(tmp_path, "claude-graph.pdf", text).read_bytes())
+        assert library.ingest()[1] == 0
     model = stub.requests[0].body["model"]
     assert model == (library.env.get("LCABOT_GRAPH_MODEL") or "claude-haiku-4-5")
     assert stub.requests[0].headers["x-api-key"] == "sk-ant-stack-test"
