@@ -4,6 +4,7 @@ abstention accuracy on ``out_of_scope`` rows. Scoring rules: ``shared/eval/READM
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,17 @@ class RetrievalReport:
     false_abstentions: int = 0
     k: int = 5
     key_facts: dict[str, float] = field(default_factory=dict)  # question id → share of its key facts in the answer
+    at_k: dict[str, bool] = field(default_factory=dict)  # question id → all passages among the k an answer gets
 
     @property
     def missed(self) -> list[str]:
-        return [qid for qid, rank in self.ranks.items() if rank is None or rank > self.k]
+        return [qid for qid in self.ranks if not self.at_k.get(qid)]
 
     def recall(self, k: int) -> float:
+        """Share of questions whose expected passages are all within the top ``k`` (for ``k`` equal to the report's
+        ``k``: within the passages an answer is given, from a retrieval of ``k``)."""
+        if k == self.k and self.at_k:
+            return sum(self.at_k.values()) / max(1, len(self.at_k))
         return sum(1 for r in self.ranks.values() if r is not None and r <= k) / max(1, len(self.ranks))
 
     def summary(self) -> dict[str, float | int]:
@@ -46,6 +52,12 @@ class RetrievalReport:
             "abstention_accuracy": self.abstained_ok / self.out_of_scope if self.out_of_scope else 1.0,
             "key_facts_in_answer": sum(self.key_facts.values()) / max(1, len(self.key_facts)),
         }
+
+
+def _rank(hits: Sequence[Hit], sources: dict[str, str], expected: Sequence[dict[str, Any]]) -> int | None:
+    """The rank at which every expected passage has been hit, or None."""
+    ranks = [passage_rank(hits, sources, e["doc"], e["pages"]) for e in expected]
+    return None if any(r is None for r in ranks) else max(r for r in ranks if r)
 
 
 def passage_rank(hits: Sequence[Hit], sources: dict[str, str], doc: str, pages: Sequence[int]) -> int | None:
@@ -82,12 +94,16 @@ def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: in
             report.out_of_scope += 1
             report.abstained_ok += answerer.ask(row["question"], history=history, k=k, mode=mode).abstained
             continue
-        hits = answerer.retrieve(row["question"], history=history, k=max(10, k), mode=mode)
-        ranks = [passage_rank(hits, sources, e["doc"], e["pages"]) for e in row["expected"]]
-        report.ranks[row["id"]] = None if any(r is None for r in ranks) else max(r for r in ranks if r)
+        report.ranks[row["id"]] = _rank(answerer.retrieve(row["question"], history=history, k=max(10, k), mode=mode),
+                                        sources, row["expected"])
+        # recall@k from the k passages an answer gets (in rag+graph the last of them may be a graph passage)
+        report.at_k[row["id"]] = _rank(answerer.retrieve(row["question"], history=history, k=k, mode=mode),
+                                       sources, row["expected"]) is not None
         answer = answerer.ask(row["question"], history=history, k=k, mode=mode)
         report.false_abstentions += answer.abstained
-        report.key_facts[row["id"]] = 0.0 if answer.abstained else key_fact_share(
-            answer.text + " " + " ".join(c.quote for c in answer.citations), row.get("key_facts") or ())
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}  # the statements' own citations
+        quotes = " ".join(c.quote for c in answer.citations if c.number in cited)
+        report.key_facts[row["id"]] = 0.0 if answer.abstained else key_fact_share(f"{answer.text} {quotes}",
+                                                                                   row.get("key_facts") or ())
         previous[row["id"]] = Turn(row["question"], answer.text)
     return report
