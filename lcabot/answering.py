@@ -3,6 +3,7 @@ searched."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import Support, named_terms, split_compounds, support
 from lcabot.verify import verify
 
+logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 MAX_FACTS_SHOWN = 5
 GRAPH_FACT_MIN = 0.5  # fact score (specific concepts, stated often) for its passage to take a retrieval slot
@@ -135,8 +137,13 @@ class Answerer:
                   doc_ids: Sequence[str] | None = None, perspective: str | None = None) -> tuple[list[Hit], list[Fact]]:
         """Passages and, in ``rag+graph``, the graph facts whose statements are in documents of the library."""
         knowledge = self._graph.current() if self._graph and mode == "rag+graph" else None
-        facts = [f for f in knowledge.facts(knowledge.link(query))
-                 if any(c["doc_id"] in documents for c in f.citations)] if knowledge else []
+        facts: list[Fact] = []
+        if knowledge is not None:
+            try:
+                facts = [f for f in knowledge.facts(knowledge.link(query))
+                         if any(c["doc_id"] in documents for c in f.citations)]
+            except (KeyError, TypeError, ValueError):  # a malformed artifact: answer from passages
+                logger.exception("graph facts unavailable for this question")
         graph_chunks = tuple(dict.fromkeys(f.citations[0]["chunk_id"] for f in facts
                                            if f.citations and f.score >= GRAPH_FACT_MIN))
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks)
@@ -174,8 +181,8 @@ def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evi
     """The statements behind a graph fact as ledger evidence (only documents still in the library)."""
     out = []
     for c in fact.citations:
-        record = documents.get(c["doc_id"])
-        if record is None or not c.get("quote"):
+        record = documents.get(c.get("doc_id"))
+        if record is None or not c.get("quote") or not isinstance(c.get("page"), int) or not c.get("chunk_id"):
             continue
         out.append(Evidence(evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title,
                             c.get("section"), c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from lcabot.errors import ObjectNotFoundError
 from lcabot.graph.build import MERGED_KEY, concept_vectors, loads
 from lcabot.graph.ontology import Ontology, normalise
 from lcabot.ports import Embedder, ObjectStore
@@ -130,15 +129,14 @@ class GraphSource:
         if now - self._checked < self.RELOAD_S:
             return self._knowledge
         self._checked = now
-        info = self._store.head(MERGED_KEY)
-        if info is None:
-            self._etag, self._knowledge = None, None
-        elif info.etag != self._etag:
-            try:
-                graph = loads(self._store.get(MERGED_KEY))
-            except (ObjectNotFoundError, ValueError, KeyError) as err:
-                logger.warning("knowledge graph unreadable, answering without it: %s", err)
+        try:
+            info = self._store.head(MERGED_KEY)
+            if info is None:
                 self._etag, self._knowledge = None, None
-                return None
-            self._etag, self._knowledge = info.etag, GraphKnowledge(graph, self._ontology, self._embedder)
+            elif info.etag != self._etag:
+                self._knowledge = GraphKnowledge(loads(self._store.get(MERGED_KEY)), self._ontology, self._embedder)
+                self._etag = info.etag
+        except Exception:  # the graph is an addition: an unreadable artifact or store never fails an answer
+            logger.exception("knowledge graph unavailable, answering from passages")
+            self._etag, self._knowledge = None, None
         return self._knowledge
