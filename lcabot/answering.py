@@ -138,14 +138,16 @@ class Answerer:
         """Passages and, in ``rag+graph``, the graph facts whose statements are in documents of the library."""
         knowledge = self._graph.current() if self._graph and mode == "rag+graph" else None
         facts: list[Fact] = []
+        graph_chunks: tuple[str, ...] = ()
         if knowledge is not None:
             try:
                 facts = [f for f in knowledge.facts(knowledge.link(query))
                          if any(c["doc_id"] in documents for c in f.citations)]
-            except (KeyError, TypeError, ValueError):  # a malformed artifact: answer from passages
+                graph_chunks = tuple(dict.fromkeys(f.citations[0]["chunk_id"] for f in facts
+                                                   if f.citations and f.score >= GRAPH_FACT_MIN))
+            except (KeyError, TypeError, ValueError, AttributeError):  # a malformed artifact: passages only
                 logger.exception("graph facts unavailable for this question")
-        graph_chunks = tuple(dict.fromkeys(f.citations[0]["chunk_id"] for f in facts
-                                           if f.citations and f.score >= GRAPH_FACT_MIN))
+                facts, graph_chunks = [], ()
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks)
         return self._retriever.retrieve(query_), facts
 

@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigurationError, QuestionError) as err:
         err_console.print(f"[red]{escape(str(err))}[/]")
         return 2
+    except KeyboardInterrupt:
+        err_console.print("stopped (`ingest` and `graph build` pick up where they stopped when run again)")
+        return 130
 
 
 def positive_integer(text: str) -> int:

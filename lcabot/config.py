@@ -112,7 +112,7 @@ def _number(env: dict[str, str] | os._Environ[str], name: str, default: str, kin
 
 
 def _choice(env: dict[str, str] | os._Environ[str], name: str, allowed: tuple[str, ...]) -> str | None:
-    raw = env.get(name) or None
+    raw = (env.get(name) or "").strip() or None
     if raw is not None and raw not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
     return raw

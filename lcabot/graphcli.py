@@ -14,7 +14,7 @@ from rich.table import Table
 from lcabot import messages, wiring
 from lcabot.config import Settings
 from lcabot.graph import ontology
-from lcabot.graph.build import FRAGMENT_PREFIX, load, rebuild, stats, write_fragment
+from lcabot.graph.build import FRAGMENT_PREFIX, load, rebuild, stats, valid_fragment, write_fragment
 from lcabot.graph.fragments import fragment_key
 
 console = Console(soft_wrap=True)
@@ -67,8 +67,9 @@ def sync_fragments(settings: Settings, index, embedder, progress=print) -> dict:
             extracted += 1
             progress(f"graph fragment of {record.source}")
     removed = 0
+    indexed = {fragment_key(d.source_key) for d in index.documents()}  # now: an ingest may have run meanwhile
     for key in store.keys(FRAGMENT_PREFIX):
-        if key not in wanted:
+        if key not in indexed:
             store.delete(key)
             removed += 1
     result = rebuild(store, onto, embedder)
@@ -82,9 +83,9 @@ def _current(store, key: str, doc_id: str) -> bool:
 
     try:
         fragment = json.loads(store.get(key))
-    except (ObjectNotFoundError, json.JSONDecodeError):
+    except (ObjectNotFoundError, ValueError):  # missing, not JSON, not UTF-8: extract again
         return False
-    return fragment.get("doc_id") == doc_id and fragment.get("format") == FORMAT
+    return valid_fragment(fragment) and fragment["doc_id"] == doc_id and fragment["format"] == FORMAT
 
 
 def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -99,7 +100,11 @@ def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
 
 def _graph(settings: Settings):
     """The local merged graph, or ``None`` after telling the user how to build one."""
-    graph = load(wiring.build_artifacts(settings))
+    try:
+        graph = load(wiring.build_artifacts(settings))
+    except (ValueError, KeyError, TypeError):
+        console.print(messages.graph_unreadable())
+        return None
     if graph is None:
         console.print(messages.no_graph_yet())
     return graph

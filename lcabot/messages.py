@@ -222,6 +222,10 @@ def no_graph_yet() -> str:
     return "No knowledge graph yet: `lcabot ingest` builds it, or `lcabot graph build`."
 
 
+def graph_unreadable() -> str:
+    return "The knowledge graph file cannot be read; `lcabot graph build` writes it again."
+
+
 def no_such_entity(entity: str) -> str:
     return f"No entity {entity!r} in the graph; `lcabot graph stats` lists the top ones."
 

@@ -21,6 +21,7 @@ current (the last writer has then seen every fragment written before its write).
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -37,12 +38,19 @@ from lcabot.graph.ontology import Ontology, is_acronym, name_key, normalise
 from lcabot.models import Chunk, DocumentRecord
 from lcabot.ports import Embedder, ObjectStore
 
+logger = logging.getLogger(__name__)
 FORMAT = "lcabot-graph/1"
 MERGED_KEY = "graph/lca_graph.json"
 MERGE_THRESHOLD = 0.92  # cosine of all-MiniLM-L6-v2 name vectors; "end of life recycling rate" ≈ "recycling rate …"
 MAX_CITATIONS = 5
 MAX_ROUNDS = 8
 _DIGITS = re.compile(r"\d+")
+_OPPOSITES = {frozenset(p) for p in (
+    ("upstream", "downstream"), ("inbound", "outbound"), ("input", "output"), ("direct", "indirect"),
+    ("fossil", "biogenic"), ("primary", "secondary"), ("emission", "removal"), ("emissions", "removals"),
+    ("positive", "negative"), ("minimum", "maximum"), ("attributional", "consequential"), ("ingoing", "outgoing"),
+    ("renewable", "non-renewable"), ("cradle-to-gate", "cradle-to-grave"), ("gate", "grave"),
+)}
 
 
 @dataclass
@@ -105,8 +113,13 @@ def resolve(raw: dict[str, dict], ontology: Ontology, embedder: Embedder | None)
 
 
 def mergeable(a: str, b: str, ontology: Ontology) -> bool:
-    """The guard of step 3: may names ``a`` and ``b`` be merged by similarity at all?"""
+    """The guard of step 3: may names ``a`` and ``b`` be merged by similarity at all? Not acronyms or formulas,
+    not names whose numbers differ, not two ontology concepts, not names that differ by opposite words
+    (upstream/downstream emissions, inbound/outbound transport score ≥ 0.92 with all-MiniLM-L6-v2)."""
     if is_acronym(normalise(a)) or is_acronym(normalise(b)):
+        return False
+    words_a, words_b = set(name_key(a).replace("-", " ").split()), set(name_key(b).replace("-", " ").split())
+    if any(frozenset((x, y)) in _OPPOSITES for x in words_a - words_b for y in words_b - words_a):
         return False
     if _DIGITS.findall(a) != _DIGITS.findall(b):
         return False
@@ -234,6 +247,20 @@ def loads(data: bytes) -> nx.MultiDiGraph:
     return g
 
 
+def valid_fragment(fragment: object) -> bool:
+    """A fragment this code can merge: ``format``, ``doc_id``, ``title``, nodes with ``id``/``type``/``name``/
+    ``citations`` and edges with ``source``/``target``/``relation``/``weight``/``citations``."""
+    if not (isinstance(fragment, dict) and all(isinstance(fragment.get(k), str) for k in ("doc_id", "format", "title"))
+            and isinstance(fragment.get("nodes"), list) and isinstance(fragment.get("edges"), list)):
+        return False
+    nodes_ok = all(isinstance(n, dict) and all(isinstance(n.get(k), str) for k in ("id", "type", "name"))
+                   and isinstance(n.get("citations"), list) for n in fragment["nodes"])
+    edges_ok = all(isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("source", "target", "relation"))
+                   and isinstance(e.get("weight"), int) and isinstance(e.get("citations"), list)
+                   for e in fragment["edges"])
+    return nodes_ok and edges_ok
+
+
 def fragment_versions(store: ObjectStore) -> dict[str, str]:
     """Fragment key → ETag of every fragment in ``store`` now."""
     versions = {}
@@ -265,9 +292,15 @@ def rebuild(store: ObjectStore, ontology: Ontology, embedder: Embedder | None) -
         fragments = []
         for key in versions:
             try:
-                fragments.append(json.loads(store.get(key)))
+                fragment = json.loads(store.get(key))
             except ObjectNotFoundError:  # removed since the listing: the next round sees it gone
                 continue
+            except ValueError:
+                fragment = None
+            if valid_fragment(fragment):
+                fragments.append(fragment)
+            else:  # one unreadable fragment must not keep every other document out of the graph
+                logger.warning("skipped unreadable graph fragment %s", key)
         g = merge(fragments, ontology, embedder)
         store.put(MERGED_KEY, dumps(g, versions), "application/json")
         if fragment_versions(store) == versions:

@@ -142,8 +142,8 @@ class ClaudeExtractor:
             return None
         quote = match_key(item["quote"])
         unit = next((u for u in unit_lists[number - 1] if quote and quote in match_key(u.quote)), None)
-        if unit is None:
-            return None
+        if unit is None or not (_named(item["subject"], subject, unit) and _named(item["object"], obj, unit)):
+            return None  # the sentence must state the relation and name both ends
         return Triple(subject[0], subject[1], relation, obj[0], obj[1], unit.chunk_id, unit.page, unit.quote)
 
     def _node(self, name: str, kind: str) -> tuple[str, str] | None:
@@ -155,3 +155,8 @@ class ClaudeExtractor:
         if not name or len(name) > MAX_NAME_CHARS or kind not in self._ontology.node_types:
             return None
         return name, kind
+
+
+def _named(raw: str, node: tuple[str, str], unit: Unit) -> bool:
+    """Does the quoted unit name this end of the triple: as Claude wrote it, or as the ontology concept it maps to?"""
+    return match_key(raw) in match_key(unit.quote) or any(m.name == node[0] for m in unit.mentions)

@@ -5,12 +5,14 @@ evidence ledger, :func:`lcabot.ledger.quotable_units`) that states it, so a grap
 like a passage.
 
 :class:`OfflineExtractor` (no API key) finds concepts with the ontology's alias map and relations with its sentence
-cues: two concepts in one sentence with a cue between them (``… the EF method covers climate change …``). A
-candidate whose subject and object types the relation does not allow is dropped and counted.
+cues: two neighbouring concepts in one sentence with a cue in the short gap between them and no negation (``… the EF
+method covers climate change …``). A candidate whose subject and object types the relation does not allow is dropped
+and counted.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -19,7 +21,9 @@ from lcabot.graph.ontology import Mention, Ontology, normalise
 from lcabot.ledger import quotable_units
 from lcabot.models import Chunk
 
-MAX_CUE_GAP = 120  # characters between two concepts for a cue to link them
+MAX_CUE_GAP = 45  # characters between two neighbouring concepts for a cue to link them
+_LIST_GAP = re.compile(r"^\s*(?:,|;|and|or|, and|, or|as well as)\s*$", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|without)\b|n't\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -111,19 +115,26 @@ class OfflineExtractor:
             self._relations(unit, into)
 
     def _relations(self, unit: Unit, into: Extraction) -> None:
+        """Only neighbouring concepts (no other concept between them), a short gap holding a cue, and no negation
+        in it: "carbon dioxide does not contribute to ozone depletion" states no relation."""
         mentions = unit.mentions
         seen: set[tuple[str, str, str]] = set()
-        for i, left in enumerate(mentions):
-            for right in mentions[i + 1:]:
-                gap = unit.normalised[left.end:right.start]
-                if len(gap) > MAX_CUE_GAP or left.name == right.name:
-                    continue
-                cue = next((c for c in self._ontology.cues if c.pattern.search(gap)), None)
-                if cue is None:
-                    continue
-                subject, obj = (right, left) if cue.reverse else (left, right)
+        for i, (left, right) in enumerate(zip(mentions, mentions[1:], strict=False)):
+            gap = unit.normalised[left.end:right.start]
+            if len(gap) > MAX_CUE_GAP or left.name == right.name or _NEGATION.search(gap):
+                continue
+            cue = next((c for c in self._ontology.cues if c.pattern.search(gap)), None)
+            if cue is None:
+                continue
+            pairs = [(right, left)] if cue.reverse else [(left, right)]
+            if not cue.reverse:  # "covers climate change, acidification and eutrophication": each listed object
+                for prev, nxt in zip(mentions[i + 1:], mentions[i + 2:], strict=False):
+                    if not _LIST_GAP.match(unit.normalised[prev.end:nxt.start]):
+                        break
+                    pairs.append((left, nxt))
+            for subject, obj in pairs:
                 key = (subject.name, cue.relation, obj.name)
-                if key in seen:
+                if key in seen or subject.name == obj.name:
                     continue
                 seen.add(key)
                 if not self._ontology.allows(cue.relation, subject.type, obj.type):

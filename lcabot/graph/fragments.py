@@ -6,7 +6,8 @@ A fragment holds:
   by ``part_of`` edges, each with the pages where the section's text lies;
 * the ontology concepts the document names (node id ``<type>:<name>``, with how often and where), the relations
   extracted between them, and ``defined_in`` edges from a concept to each section whose heading names it and
-  whose text mentions it (``Circular Footprint Formula`` —defined_in→ ``7.18.1 The Circular Footprint Formula``).
+  whose text mentions it (``Circular Footprint Formula`` —defined_in→ ``7.18.1 The Circular Footprint Formula``),
+  for the concept types the ontology's ``defined_in`` allows.
 
 Every concept node and edge carries citations ``{"doc_id", "page", "page_label", "section", "quote",
 "chunk_id"}``: the quotable unit that states it. Fragments live in the artifacts store under :func:`fragment_key`,
@@ -96,8 +97,12 @@ def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extractio
                                      t.relation), {"quotes": set(), "citations": []})
         edge["quotes"].add(t.quote)
         _add_citation(edge["citations"], cite(t.chunk_id, t.page, t.quote))
+    dropped = extraction.dropped
     for (concept, section), found in _heading_definitions(record.doc_id, chunks, extraction.sightings,
                                                            ontology).items():
+        if not ontology.allows("defined_in", concepts[concept]["type"], "section"):
+            dropped += 1  # e.g. a standard or a product named in a heading is not defined there
+            continue
         edge = relations.setdefault((concept, section, "defined_in"), {"quotes": set(), "citations": []})
         for s in found:
             edge["quotes"].add(s.quote)
@@ -112,7 +117,7 @@ def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extractio
     return {"format": FORMAT, "doc_id": record.doc_id, "source_key": record.source_key, "title": record.title,
             "perspective": record.perspective,
             "extraction": {"extractor": extraction.extractor, "triples": len(extraction.triples),
-                           "dropped": extraction.dropped, "failed_chunks": extraction.failed_chunks},
+                           "dropped": dropped, "failed_chunks": extraction.failed_chunks},
             "nodes": nodes, "edges": edges}
 
 

@@ -146,9 +146,11 @@ def _matchers(surfaces: list[tuple[str, str, str]]) -> list[tuple[re.Pattern[str
         else:
             loose.setdefault(surface.lower(), (name, kind))
     out = []
-    for table, flags, plural in ((exact, 0, ""), (loose, re.I, r"(?:e?s)?")):
+    # an acronym or formula followed by a space and a digit is a split subscript ("CO 2" is CO2, not CO), and one
+    # followed by a private-use glyph is a formula the PDF drew with a symbol font
+    for table, flags, plural, after in ((exact, 0, "", r"|\s\d|[\ue000-\uf8ff]"), (loose, re.I, r"(?:e?s)?", "")):
         alternation = "|".join(re.escape(s) for s in sorted(table, key=len, reverse=True))
-        out.append((re.compile(rf"(?<![\w-])((?:{alternation}){plural})(?!\w|-\w)", flags), table))
+        out.append((re.compile(rf"(?<![\w-])((?:{alternation}){plural})(?!\w|-\w{after})", flags), table))
     return out
 
 

@@ -28,6 +28,7 @@ LINK_THRESHOLD = 0.55
 MAX_ENTITIES = 4
 HOPS = 2
 MAX_FACTS = 6
+MAX_PER_SUBJECT_RELATION = 2  # so one concept's many "defined_in" sections do not crowd out other facts
 STRUCTURAL = ("document", "section")
 
 
@@ -90,7 +91,12 @@ class GraphKnowledge:
                         nxt[other] = max(nxt.get(other, 0.0), score * 0.5)
             seen.update(nxt)
             frontier = nxt
-        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        ranked = []
+        per_pair: dict[tuple[str, str], int] = {}
+        for (s, t, rel), value in sorted(best.items(), key=lambda kv: (-kv[1], kv[0])):
+            if per_pair.get((s, rel), 0) < MAX_PER_SUBJECT_RELATION and len(ranked) < limit:
+                per_pair[(s, rel)] = per_pair.get((s, rel), 0) + 1
+                ranked.append(((s, t, rel), value))
         return [Fact(self._name(s), rel, self._name(t), value, tuple(self.graph.edges[s, t, rel]["citations"]))
                 for (s, t, rel), value in ranked]
 
