@@ -100,6 +100,8 @@ def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extractio
     dropped = extraction.dropped
     for (concept, section), found in _heading_definitions(record.doc_id, chunks, extraction.sightings,
                                                            ontology).items():
+        if normalise(names[section]).casefold() == normalise(record.title).casefold():
+            continue  # a document without numbered headings has its title as its first section: not a definition
         if not ontology.allows("defined_in", concepts[concept]["type"], "section"):
             dropped += 1  # e.g. a standard or a product named in a heading is not defined there
             continue

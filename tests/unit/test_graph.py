@@ -16,8 +16,9 @@ from lcabot.objects import LocalObjectStore
 ONTOLOGY = ontology.load()
 
 
-def _chunk(text: str, doc_id: str = "d1", section: tuple[str, ...] = ("1 Scope",)) -> Chunk:
-    return Chunk(f"{doc_id}-c0", doc_id, 0, section, 1, 1, "1", "1", "text", text, text, (PageSpan(0, 1),))
+def _chunk(text: str, doc_id: str = "d1", section: tuple[str, ...] = ("1 Scope",), ordinal: int = 0) -> Chunk:
+    return Chunk(f"{doc_id}-c{ordinal}", doc_id, ordinal, section, 1, 1, "1", "1", "text", text, text,
+                 (PageSpan(0, 1),))
 
 
 def _triples(text: str) -> list[tuple[str, str, str]]:
@@ -81,3 +82,13 @@ def test_a_malformed_artifact_is_no_graph_not_an_error(tmp_path):
             raise AssertionError("a malformed graph is never embedded")
 
     assert GraphSource(store, ONTOLOGY, NoEmbedder()).current() is None
+
+
+def test_a_document_title_is_not_where_its_concepts_are_defined(tmp_path):
+    record = _record("d2")
+    chunks = [_chunk("Sensitivity analysis is applied to every parameter of the model.", "d2", ("Study d2",)),
+              _chunk("Sensitivity analysis ranks the parameters by their variance share.", "d2",
+                     ("Study d2", "2 Sensitivity analysis"), ordinal=1)]
+    fragment = write_fragment(LocalObjectStore(tmp_path), record, chunks, OfflineExtractor(ONTOLOGY), ONTOLOGY)
+    defined = [e["target"] for e in fragment["edges"] if e["relation"] == "defined_in"]
+    assert defined == ["section:d2:Study d2 > 2 Sensitivity analysis"]
