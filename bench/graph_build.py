@@ -21,9 +21,8 @@ from lcabot import wiring
 from lcabot.chunking import chunk_document
 from lcabot.config import Settings
 from lcabot.graph import ontology
-from lcabot.graph.build import MERGED_KEY, load, rebuild, stats
+from lcabot.graph.build import MERGED_KEY, load, rebuild, stats, write_fragment
 from lcabot.graph.extract import OfflineExtractor
-from lcabot.graph.fragments import document_fragment, dumps, fragment_key
 from lcabot.ingest import parse_document
 from lcabot.objects import LocalObjectStore
 from lcabot.pdf import ParsedDocument
@@ -58,8 +57,7 @@ def main() -> None:
             continue
         chunks = chunk_document(parsed, record.doc_id, record.source)
         t1 = time.perf_counter()
-        fragment = document_fragment(record, chunks, extractor.extract(chunks), onto)
-        store.put(fragment_key(record.source_key), dumps(fragment), "application/json")
+        write_fragment(store, record, chunks, extractor, onto)
         t2 = time.perf_counter()
         parse_s += t1 - t0
         extract_s += t2 - t1

@@ -13,9 +13,10 @@ from rich.table import Table
 
 from lcabot import messages, wiring
 from lcabot.config import Settings
+from lcabot.errors import ObjectNotFoundError
 from lcabot.graph import ontology
 from lcabot.graph.build import FRAGMENT_PREFIX, load, rebuild, stats, valid_fragment, write_fragment
-from lcabot.graph.fragments import fragment_key
+from lcabot.graph.fragments import FORMAT, fragment_key
 
 console = Console(soft_wrap=True)
 
@@ -78,9 +79,6 @@ def sync_fragments(settings: Settings, index, embedder, progress=print) -> dict:
 
 
 def _current(store, key: str, doc_id: str) -> bool:
-    from lcabot.errors import ObjectNotFoundError
-    from lcabot.graph.fragments import FORMAT
-
     try:
         fragment = json.loads(store.get(key))
     except (ObjectNotFoundError, ValueError):  # missing, not JSON, not UTF-8: extract again
