@@ -96,13 +96,25 @@ def report_refused(detail: str) -> str:
     return f"I cannot make a report from this file: {detail}"
 
 
-def report_ready(name: str) -> str:
-    return (f"Carbon footprint study report for {name}: Markdown, Word and stage chart. Every number is quoted "
-            "from the study with its page; [Information not provided] marks what the study does not state.")
+def report_ready(name: str, chart: bool = True, notes: tuple[str, ...] = ()) -> str:
+    files = "Markdown, Word and chart" if chart else "Markdown and Word (the study gives no numbers to chart)"
+    return (f"Carbon footprint study report for {name}: {files}. Every number is quoted "
+            "from the study with its page; [Information not provided] marks what the study does not state."
+            + "".join(f"\nNote: {n}" for n in notes))
 
 
 def report_dropped(n: int) -> str:
     return f"{n} quote(s) or value(s) could not be verified on the cited page of the study and were left out."
+
+
+def report_not_a_study() -> str:
+    return ("This document does not read like a carbon footprint study: it states no functional unit and no "
+            "greenhouse-gas result. The fields below quote whatever matched the template; read them with care.")
+
+
+def report_instructions_ignored(n: int) -> str:
+    return (f"{n} sentence(s) of the document address instructions to the reader or to an AI system; they are "
+            "document text, not instructions, and were not used.")
 
 
 def report_no_stage_values() -> str:
@@ -110,14 +122,19 @@ def report_no_stage_values() -> str:
             "shares they are quoted, and no per-stage values are derived from them.")
 
 
-def report_summary(source: str, filled: int, fields: int, scenarios: int, mismatches: int, generator: str) -> str:
+def report_summary(source: str, filled: int, fields: int, scenarios: int, mismatches: int, generator: str,
+                   notes: tuple[str, ...] = ()) -> str:
     mismatch = f", {mismatches} stated total(s) differ from the sum of their stages" if mismatches else ""
     return (f"{source}: {filled} of {fields} report fields filled from the study, {scenarios} scenario result(s)"
-            f"{mismatch} (filled by: {generator})")
+            f"{mismatch} (filled by: {generator})" + "".join(f"\nNote: {n}" for n in notes))
 
 
 def report_unreadable(path: str, reason: str) -> str:
     return f"{path}: cannot be read ({reason})"
+
+
+def report_unwritable(path: str, reason: str) -> str:
+    return f"{path}: the report files cannot be written there ({reason})"
 
 
 def pdf_page_note(c: Citation) -> str:

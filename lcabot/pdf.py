@@ -20,6 +20,8 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s*\|?\s*)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4}
 _STAMP = re.compile(
     r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
 )
+COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
+COLUMN_PROSE_CHARS = 500  # prose per half that makes a page two-column whatever its full-width content
 TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  # "Table 16:", "TABLE 2"
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
 
@@ -223,10 +225,12 @@ def _margin_key(line: _Line, height: float, fraction: float = _MARGIN_FRACTION) 
 
 
 def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[str]:
-    """Keys of header/footer lines with letters that repeat on at least 30 % of the pages (min. 3 pages)."""
+    """Keys of header/footer lines with letters that repeat on at least 30 % of the pages (min. 3 pages). Table
+    captions at the top of pages ("Table 3 …", numbers masked alike) are content, never running headers."""
     counts: Counter[str] = Counter()
     for lines, h in zip(pages_lines, heights, strict=True):
-        counts.update({k for ln in lines if (k := _margin_key(ln, h)) and re.search(r"[^\W\d_]", k)})
+        counts.update({k for ln in lines if (k := _margin_key(ln, h)) and re.search(r"[^\W\d_]", k)
+                       and not TABLE_CAPTION.match(ln.text)})
     threshold = max(3, int(0.3 * len(pages_lines)))
     return {k for k, c in counts.items() if c >= threshold}
 
@@ -278,7 +282,13 @@ def _largest_text(lines: list[_Line]) -> str | None:
 
 
 def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], width: float) -> list[Any]:
-    """Order boxes column by column: full-width boxes cut the page into bands; in a band, left then right."""
+    """Order boxes column by column: full-width boxes cut the page into bands; in a band, left then right.
+
+    A page is read as two columns when each half holds at least a fifth of its text, or when each half holds
+    :data:`COLUMN_PROSE_CHARS` of prose in lines as wide as a column, even if full-width tables and figures hold
+    most of the page's text (Moretti et al. 2020, p. 5: two tables above two columns of text). Narrow table cells
+    left and right of the middle (PEFCR guidance tables, p. 135) do not count as columns.
+    """
     mid = width / 2
     tol = width * 0.02
 
@@ -289,11 +299,16 @@ def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], w
             return "R"
         return "F"
 
-    weight = Counter()
+    weight: Counter[str] = Counter()
+    prose: Counter[str] = Counter()  # text of boxes at least COLUMN_PROSE_WIDTH wide: column lines, not table cells
     for b, item in items:
         weight[column(b)] += _text_weight(item)
+        if b[2] - b[0] >= COLUMN_PROSE_WIDTH * width:
+            prose[column(b)] += _text_weight(item)
     total = sum(weight.values()) or 1
-    two_columns = weight["R"] >= 0.2 * total and weight["L"] >= 0.2 * total
+    sides = (prose["L"] + prose["R"]) or 1
+    two_columns = (weight["R"] >= 0.2 * total and weight["L"] >= 0.2 * total) or (
+        min(prose["L"], prose["R"]) >= COLUMN_PROSE_CHARS and min(prose["L"], prose["R"]) >= 0.2 * sides)
     if not two_columns:
         return [item for _, item in _by_rows(items)]
     ordered: list[Any] = []

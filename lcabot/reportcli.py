@@ -23,11 +23,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
-    """Exit 0 with the written paths and a one-line summary; exit 2 with a one-line reason for an unusable file."""
+    """Exit 0 with the written paths and a summary (with the report's notes); exit 2 with a one-line reason for an
+    unusable file or an output directory that cannot be written."""
     from lcabot.report import write_report
 
     if args.out.exists() and not args.out.is_dir():
         print(f"{args.out} is a file; -o needs a directory for the three report files", file=sys.stderr)
+        return 2
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)  # before the work: a bad -o fails in a second, not a minute
+    except OSError as err:
+        print(messages.report_unwritable(str(args.out), err.strerror or type(err).__name__), file=sys.stderr)
         return 2
     try:
         data = args.study.read_bytes()
@@ -40,9 +46,12 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     except DocumentError as err:
         print(messages.report_refused(str(err)), file=sys.stderr)
         return 2
+    except OSError as err:
+        print(messages.report_unwritable(str(args.out), err.strerror or type(err).__name__), file=sys.stderr)
+        return 2
     for path in files.paths():
         print(path)
     report = files.report
     print(messages.report_summary(report.source, sum(f.provided for f in report.fields), len(report.fields),
-                                  len(report.results), len(report.mismatches), report.generator))
+                                  len(report.results), len(report.mismatches), report.generator, report.notes))
     return 0

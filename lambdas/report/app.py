@@ -103,7 +103,8 @@ def report(job: ReportJob) -> dict:
         with tempfile.TemporaryDirectory(prefix="report-", dir=settings.home if settings.home.is_dir() else None) \
                 as work:
             files = write_report(data, job.file.name, Path(work), settings=settings, embedder=embedder())
-            client.post_files(job.conversation, files.paths(), messages.report_ready(job.file.name))
+            client.post_files(job.conversation, files.paths(),
+                              messages.report_ready(job.file.name, files.chart is not None, files.report.notes))
     except DocumentError as err:
         client.post_notice(job.conversation, messages.report_refused(str(err)))
         return {"delivered": "notice", "reason": err.reason}

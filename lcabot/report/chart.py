@@ -38,20 +38,24 @@ def _stage_chart(breakdowns: tuple[StageBreakdown, ...], title: str, path: Path)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 4.6 * rows), squeeze=False)
     for ax, b in zip(axes.flat, breakdowns, strict=False):
-        labels = [f"{s.stage}\n{s.value.printed} {b.unit}" for s in b.stages]
         values = [float(s.value.amount) for s in b.stages]
         if any(v < 0 for v in values):
-            ax.barh(labels, values, color=["#2a9d8f" if v < 0 else "#e76f51" for v in values])
+            ax.barh([s.stage for s in b.stages], values, color=["#2a9d8f" if v < 0 else "#e76f51" for v in values])
             ax.axvline(0, color="black", linewidth=0.8)
             ax.set_xlabel(b.unit)
         else:
-            ax.pie(values, labels=labels, autopct=_percent, startangle=90, counterclock=False,
-                   textprops={"fontsize": 8}, wedgeprops={"linewidth": 1, "edgecolor": "white"})
+            wedges, *_ = ax.pie(values, autopct=_percent, startangle=90, counterclock=False, pctdistance=0.75,
+                                textprops={"fontsize": 8}, wedgeprops={"linewidth": 1, "edgecolor": "white"})
+            ax.legend(wedges, [f"{s.stage}: {s.value.printed}" for s in b.stages], loc="center left",
+                      bbox_to_anchor=(0.95, 0.5), fontsize=8, frameon=False)
             ax.axis("equal")
-        ax.set_title(b.scenario, fontsize=10)
+        partial = (f"\ntable leaves out stages of the total {b.whole_footprint.printed}"
+                   if b.whole_footprint is not None else "")
+        ax.set_title(f"{b.scenario} ({b.unit}){partial}", fontsize=9)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    fig.suptitle(_wrap(f"Share of each stage in the stage sum (computed from the study's values) — {title}"),
+    fig.suptitle(_wrap(f"Share of each stage in the sum of the table's stages (computed from the study's values) — "
+                       f"{title}"),
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -60,7 +64,7 @@ def _stage_chart(breakdowns: tuple[StageBreakdown, ...], title: str, path: Path)
 
 
 def _percent(p: float) -> str:
-    return f"{p:.1f} %" if p >= 3 else ""  # thin slices keep their outer label (stage and value) only
+    return f"{p:.1f} %" if p >= 3 else ""  # thin slices are named in the legend only
 
 
 def _results_chart(report: Report, path: Path) -> Path:

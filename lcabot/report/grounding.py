@@ -52,7 +52,7 @@ def ground_results(study: Study, results: list[ScenarioResult]) -> tuple[list[Sc
 
 def ground_breakdowns(study: Study, breakdowns: list[StageBreakdown]) -> tuple[list[StageBreakdown], int]:
     """A breakdown is kept only when every stage value is grounded (a partial stage table would mislead); a stated
-    total that fails is removed from it."""
+    total or whole footprint that fails is removed from it."""
     out = []
     dropped = 0
     for b in breakdowns:
@@ -64,8 +64,9 @@ def ground_breakdowns(study: Study, breakdowns: list[StageBreakdown]) -> tuple[l
             stages.append(replace(s, value=value))
         else:
             total = ground_value(study, b.stated_total) if b.stated_total else None
-            dropped += bool(b.stated_total) and total is None
-            out.append(replace(b, stages=tuple(stages), stated_total=total))
+            whole = ground_value(study, b.whole_footprint) if b.whole_footprint else None
+            dropped += (bool(b.stated_total) and total is None) + (bool(b.whole_footprint) and whole is None)
+            out.append(replace(b, stages=tuple(stages), stated_total=total, whole_footprint=whole))
             continue
         dropped += 1
     return out, dropped

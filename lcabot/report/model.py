@@ -85,6 +85,8 @@ class StageBreakdown:
         stated_total: the total the study states for this scenario (text or a total row), if any.
         stage_sum: sum of the stage values, with the precision of the printed values.
         places: decimal places of the printed values.
+        whole_footprint: the scenario's total footprint the study states elsewhere when it is more than this
+            table's stages (the table then leaves out stages, so its shares are of its own stages only).
     """
 
     scenario: str
@@ -94,6 +96,7 @@ class StageBreakdown:
     stated_total: Value | None
     stage_sum: Decimal
     places: int
+    whole_footprint: Value | None = None
 
     @property
     def difference(self) -> Decimal | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 import tempfile
@@ -19,8 +20,13 @@ from lcabot.report.model import FieldResult, Quote, Report, ReportFiles, Scenari
 from lcabot.report.results import breakdowns, climate_results
 from lcabot.report.study import Study, parse_study
 from lcabot.report.template import BASIC
+from lcabot.report.units import number_lists
 
 logger = logging.getLogger(__name__)
+
+# A study longer than this is refused: at about 0.75 s per page on 2 cores (bench/report_time.py, the 238-page
+# PEFCR guidance took 178 s) it stays well inside the report Lambda's 900 s timeout.
+REPORT_MAX_PAGES = 400
 
 
 class Filler(Protocol):
@@ -43,7 +49,8 @@ def write_report(data: bytes, name: str, out_dir: Path, *, settings: Settings, e
         data: the PDF's bytes.
         name: the file name (shown in the report; its stem names the output files).
         out_dir: where ``<stem>-cfp-report.md``, ``<stem>-cfp-report.docx`` and ``<stem>-cfp-chart.png`` go.
-        settings: limits (``max_pdf_mb``, ``max_pages``) and the Claude settings.
+        settings: limits (``max_pdf_mb``, ``max_pages``, never above :data:`REPORT_MAX_PAGES`) and the Claude
+            settings.
         embedder: the embedding model.
 
     Returns:
@@ -53,9 +60,10 @@ def write_report(data: bytes, name: str, out_dir: Path, *, settings: Settings, e
     Raises:
         lcabot.errors.DocumentError: the PDF cannot be used (``TooLargeError``, ``NotAPdfError``,
             ``EncryptedPdfError``, ``CorruptPdfError``, ``EmptyPdfError``).
+        OSError: ``out_dir`` cannot be created or written; no report file is left half-written.
     """
     started = time.monotonic()
-    parsed = parse_study(data, name, settings)
+    parsed = parse_study(data, name, replace(settings, max_pages=min(settings.max_pages, REPORT_MAX_PAGES)))
     with tempfile.TemporaryDirectory(prefix="lcabot-report-") as work:
         study = Study.build(parsed, data, name, Path(work), embedder)
         try:
@@ -90,7 +98,12 @@ def build_report(study: Study, filler: Filler) -> Report:
         notes.append(messages.report_dropped(dropped_quotes + dropped_results + dropped_stages))
     if not stages:
         notes.append(messages.report_no_stage_values())
-    fields = _with_results(fields, results)
+    instructions = sum(u.instruction for u in study.all_units())
+    if instructions:
+        notes.append(messages.report_instructions_ignored(instructions))
+    if not results and not stages and not any(f.key == "functional_unit" and f.quotes for f in fields):
+        notes.insert(0, messages.report_not_a_study())
+    fields = _with_results(_cfp_quotes(fields, results), results)
     generator = getattr(filler, "used", filler.name)
     return Report(study.parsed.title, study.record.source, study.record.n_pages, tuple(fields), tuple(stages),
                   tuple(results), generator, tuple(notes))
@@ -113,6 +126,26 @@ def _unique(results: list[ScenarioResult]) -> list[ScenarioResult]:
     return out
 
 
+def _cfp_quotes(fields: list[FieldResult], results: list[ScenarioResult]) -> list[FieldResult]:
+    """With results read from the study, a quote under "CFP per functional unit" must state one of them: a
+    sentence about a reduction, another product basis (``0.28 kg CO2e per espresso``) or other technologies is not
+    the study's CFP per functional unit."""
+    if not results:
+        return fields
+    stated = {_amount(r.value.printed) for r in results}
+    out = []
+    for f in fields:
+        if f.key == "cfp":
+            f = replace(f, quotes=tuple(q for q in f.quotes if stated & {
+                _amount(n) for numbers, _ in number_lists(q.display()) for n in numbers}))
+        out.append(f)
+    return out
+
+
+def _amount(printed: str) -> str:
+    return printed.replace("−", "-").replace("–", "-").replace(",", "")
+
+
 def _with_results(fields: list[FieldResult], results: list[ScenarioResult]) -> list[FieldResult]:
     """The biogenic field also holds the results labelled with biogenic carbon (reported separately)."""
     biogenic = [r.value.quote for r in results if r.biogenic]
@@ -126,16 +159,31 @@ def _with_results(fields: list[FieldResult], results: list[ScenarioResult]) -> l
 
 
 def render(report: Report, out_dir: Path, stem: str) -> ReportFiles:
-    """Write the Markdown, the Word file and the chart of ``report`` into ``out_dir``."""
+    """Write the Markdown, the Word file and the chart of ``report`` into ``out_dir``. The files are written in a
+    temporary directory inside ``out_dir`` and moved in place only when all are written, so a failure leaves none
+    of them half-written.
+
+    Raises:
+        OSError: ``out_dir`` cannot be created or written, or a target path is taken (e.g. by a directory).
+    """
     from lcabot.report.chart import write_chart
     from lcabot.report.render_docx import write_docx
     from lcabot.report.render_md import to_markdown
 
     out_dir.mkdir(parents=True, exist_ok=True)
     base = re.sub(r"[^\w.-]+", "-", stem).strip("-.") or "study"
-    chart = write_chart(report, out_dir / f"{base}-cfp-chart.png")
-    markdown = out_dir / f"{base}-cfp-report.md"
-    markdown.write_text(to_markdown(report, chart.name if chart else None), encoding="utf-8")
-    docx = write_docx(report, out_dir / f"{base}-cfp-report.docx", chart)
-    return ReportFiles(markdown, docx, chart, report)
+    final = {kind: out_dir / f"{base}-cfp-{kind}" for kind in ("chart.png", "report.md", "report.docx")}
+    with tempfile.TemporaryDirectory(prefix=".lcabot-report-", dir=out_dir) as work:
+        staged = {kind: Path(work) / path.name for kind, path in final.items()}
+        chart = write_chart(report, staged["chart.png"])
+        staged["report.md"].write_text(to_markdown(report, final["chart.png"].name if chart else None),
+                                       encoding="utf-8")
+        write_docx(report, staged["report.docx"], chart)
+        ready = [kind for kind in ("report.md", "report.docx", "chart.png") if staged[kind].exists()]
+        for kind in ready:  # all written; a target taken by a directory fails before any file is moved in place
+            if final[kind].is_dir():
+                raise IsADirectoryError(errno.EISDIR, "a directory has the report file's name", str(final[kind]))
+        for kind in ready:
+            staged[kind].replace(final[kind])
+    return ReportFiles(final["report.md"], final["report.docx"], final["chart.png"] if chart else None, report)
 

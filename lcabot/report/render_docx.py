@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcabot.report.model import NOT_PROVIDED, Quote, Report
-from lcabot.report.render_md import reconciliation, show
+from lcabot.report.render_md import partial_table, reconciliation, show, values_in, where
 from lcabot.report.tables import format_amount
 from lcabot.report.template import TEMPLATE, SectionSpec
 
@@ -85,7 +85,7 @@ def _results_table(doc, report: Report) -> None:
 def _stage_tables(doc, report: Report) -> None:
     for b in report.breakdowns:
         doc.add_heading(b.scenario, 3)
-        doc.add_paragraph(f"From {b.table}. Values in {b.unit} per functional unit.")
+        doc.add_paragraph(f"From {b.table}. Values in {values_in(b.unit)}.")
         rows = []
         for s in b.stages:
             share = b.share(s)
@@ -96,13 +96,15 @@ def _stage_tables(doc, report: Report) -> None:
             rows.append(["Stated total", b.stated_total.printed, "", b.stated_total.quote.cite()])
         _table(doc, ["Life cycle stage", b.unit, "% of stage sum (computed)", "Source"], rows)
         doc.add_paragraph(("⚠ " if b.mismatch else "") + reconciliation(b))
+        if b.whole_footprint is not None:
+            doc.add_paragraph("⚠ " + partial_table(b.whole_footprint))
 
 
 def _appendix(doc, report: Report) -> None:
     doc.add_heading("Evidence appendix", 1)
-    rows = [[f.label, show(q), q.cite()] for f in report.fields for q in f.quotes]
-    rows += [[f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", show(r.value.quote), r.value.quote.cite()]
+    rows = [[f.label, show(q), where(q)] for f in report.fields for q in f.quotes]
+    rows += [[f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", show(r.value.quote), where(r.value.quote)]
              for r in report.results]
-    rows += [[f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", show(s.value.quote), s.value.quote.cite()]
-             for b in report.breakdowns for s in b.stages if not s.computed]
-    _table(doc, ["Field", "Quote", "Page"], rows)
+    rows += [[f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", show(s.value.quote),
+              where(s.value.quote)] for b in report.breakdowns for s in b.stages if not s.computed]
+    _table(doc, ["Field", "Quote", "Where"], rows)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from lcabot.report.model import NOT_PROVIDED, Quote, Report, ScenarioResult, StageBreakdown
+from lcabot.report.model import NOT_PROVIDED, Quote, Report, ScenarioResult, StageBreakdown, Value
 from lcabot.report.tables import format_amount
 from lcabot.report.template import TEMPLATE, SectionSpec
+from lcabot.report.units import per_what
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
@@ -22,6 +23,12 @@ def show(quote: Quote) -> str:
     """A quote for reading: table-cell emphasis marks PyMuPDF adds (``_−_``) removed, whitespace collapsed."""
     text = re.sub(r"_(\W)_", r"\1", quote.display()).replace("**", "")
     return " ".join(text.split())
+
+
+def where(quote: Quote) -> str:
+    """The page of a quote, and for a table row the table and cell it was read from:
+    ``p. 11 (Table 2, panel Conventional, stage Growing, Total row, column Brazil)``."""
+    return quote.cite() + (f" ({quote.context})" if quote.kind == "table" and quote.context else "")
 
 
 def quote_line(quote: Quote) -> str:
@@ -40,6 +47,18 @@ def reconciliation(b: StageBreakdown) -> str:
     diff = format_amount(abs(b.difference or Decimal(0)), max(b.places, _places(stated.printed)))
     return (f"Stated total {stated.printed} {b.unit}; stages sum to {total} {b.unit} (difference {diff}). "
             f"The study's own figures are shown unchanged ({stated.quote.cite()}).")
+
+
+def partial_table(w: Value) -> str:
+    """The warning for a stage table that leaves out stages of the study's total footprint ``w``."""
+    return (f"The study's total footprint for this scenario is {w.printed} {w.unit} ({w.quote.cite()}), more than "
+            f"the stages of this table: the shares above are of the table's stages only, not of the footprint.")
+
+
+def values_in(unit: str) -> str:
+    """How a stage table's unit is described: as printed when it says what it is per (``"kg CO2e kg–1 green
+    coffee"``), else ``"kg CO2e per functional unit"`` (a stage table reports the CFP per functional unit)."""
+    return unit if per_what(unit) else f"{unit} per functional unit"
 
 
 def _places(printed: str) -> int:
@@ -104,7 +123,7 @@ def _results(results: tuple[ScenarioResult, ...]) -> list[str]:
 def _stages(report: Report, chart_name: str | None) -> list[str]:
     lines: list[str] = []
     for b in report.breakdowns:
-        lines += [f"#### {esc(b.scenario)}", "", f"From {esc(b.table)}. Values in {esc(b.unit)} per functional unit.",
+        lines += [f"#### {esc(b.scenario)}", "", f"From {esc(b.table)}. Values in {esc(values_in(b.unit))}.",
                   "", f"| Life cycle stage | {esc(b.unit)} | % of stage sum (computed) | Source |", "|---|---|---|---|"]
         for s in b.stages:
             share = b.share(s)
@@ -116,14 +135,17 @@ def _stages(report: Report, chart_name: str | None) -> list[str]:
             lines.append(f"| Stated total | {esc(b.stated_total.printed)} | | {b.stated_total.quote.cite()} |")
         mark = "⚠ " if b.mismatch else ""
         lines += ["", f"{mark}{reconciliation(b)}", ""]
+        if b.whole_footprint is not None:
+            lines += [f"⚠ {esc(partial_table(b.whole_footprint))}", ""]
     if report.breakdowns and chart_name:
         lines += [f"![Stage shares by scenario]({chart_name})", ""]
     return lines
 
 
 def _appendix(report: Report) -> list[str]:
-    lines = ["", "## Evidence appendix", "", "Every quote the report rests on, with the page that holds it.", "",
-             "| Field | Quote | Page |", "|---|---|---|"]
+    lines = ["", "## Evidence appendix", "",
+             "Every quote the report rests on, with the page that holds it (and for a table value, the cell).", "",
+             "| Field | Quote | Where |", "|---|---|---|"]
     for f in report.fields:
         lines += [_row(f.label, q) for q in f.quotes]
     for r in report.results:
@@ -139,4 +161,4 @@ def _appendix(report: Report) -> list[str]:
 
 
 def _row(label: str, quote: Quote) -> str:
-    return f"| {esc(label)} | {esc(show(quote))} | {quote.cite()} |"
+    return f"| {esc(label)} | {esc(show(quote))} | {esc(where(quote))} |"

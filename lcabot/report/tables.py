@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from lcabot.normalize import collapse
 from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
-from lcabot.report.units import GHG_UNIT, ghg_core, parse_number
+from lcabot.report.units import GHG_UNIT, parse_number, printed_unit
 
 _PLACEHOLDER = re.compile(r"^Col\d+$")
 _SEPARATOR = re.compile(r"^:?-{3,}:?$")
@@ -229,7 +229,7 @@ def _column(table: Table, header: int, end: int, value: int, label: int, panel: 
     if len(stages) < 2:
         return None
     scenario = " — ".join(p for p in (panel, group) if p) or (table.label or "Table")
-    return StageColumn(table, scenario, panel, group, ghg_core(table.rows[header][value]), table.lines[header],
+    return StageColumn(table, scenario, panel, group, printed_unit(table.rows[header][value]), table.lines[header],
                        tuple(stages), frozenset(computed), table_total)
 
 
@@ -274,7 +274,7 @@ def climate_rows(table: Table) -> list[ClimateRow]:
         cols = [j for j in range(1, len(row)) if parse_number(row[j]) is not None
                 and not _PERCENT_HEADER.search(header[j])]
         if cols:
-            found.append((r, cols, ghg_core(unit)))
+            found.append((r, cols, printed_unit(unit)))
     out: list[ClimateRow] = []
     for r, cols, unit in found:
         for j in cols:

@@ -67,6 +67,14 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
+# An amount of product or service, as a functional unit states it ("1 kg of", "one passenger-km", "1000 MJ"): a
+# sentence that names the functional unit without one is about functional units, not this study's.
+_QUANTITY = (r"(?:\b\d+(?:[.,]\d+)?|\bone)\s*(?:kg|g|t|tonnes?|kilograms?|MJ|GJ|kWh|MWh|m2|m²|m3|m³|l|litres?|"
+             r"liters?|km|tkm|pkm|vkm|passenger[- ]km|pieces?|units?|items?|years?)\b")
+# A sentence about greenhouse gases (stage shares of other impact categories, e.g. a weighted single score or
+# resource depletion, are not stage results of a carbon footprint).
+_CLIMATE_SENTENCE = (r"^(?=.*\b(?:GHGs?|greenhouse|CO2|CO₂|CO2e|carbon|climate|global warming|GWP\w*|emissions?|"
+                     r"emitted)\b)")
 _GHG_NUMBER = rf"\d\s*(?:\(±[^)]*\)\s*)?(?:{GHG_UNIT.pattern})"
 
 BASIC = SectionSpec("basic", "Basic information", "7.3",
@@ -111,7 +119,9 @@ SCOPE = SectionSpec("scope", "Scope of the study", "6.3, 7.3",
     "cycle stages left out, the cut-off criteria and the time period the data represent (6.3, 7.3).", (
     FieldSpec("functional_unit", "Functional or declared unit and reference flow", "6.3",
               "the functional unit FU defined as 1 kg declared unit reference flow",
-              _cue(r"\bfunctional unit\b|\bdeclared unit\b|\bFU\b|\breference flow\b"), max_quotes=2),
+              _cue(rf"\b(?:functional|declared) unit\b.{{0,80}}{_QUANTITY}|\bFU\b.{{0,60}}{_QUANTITY}|"
+                   rf"{_QUANTITY}.{{0,60}}\b(?:functional|declared) unit\b|\breference flows?\b"), max_quotes=2,
+              citing=False, literature=False, exclude=_cue(r"\bthey (?:found|used|reported|defined|chose)\b")),
     FieldSpec("system_boundary", "System boundary", "6.3",
               "system boundary cradle-to-gate stages included life cycle covers processes from to",
               _cue(r"system boundar|\bcradle[- ]to[- ]\w+|\bwell[- ]to[- ](?:tank|wheel)|\bgate[- ]to[- ]gate|"
@@ -132,7 +142,8 @@ SCOPE = SectionSpec("scope", "Scope of the study", "6.3, 7.3",
               _cue(r"temporal (?:scope|boundar|coverage|representativeness)|"
                    r"time (?:period|horizon|frame|boundar\w*|coverage) (?:of|for) the "
                    r"(?:study|data|assessment|analysis)|"
-                   r"reference (?:year|period)|\bdata (?:refer to|represent) the (?:years?|period)\b"), max_quotes=2),
+                   r"reference (?:year|period)|\bdata (?:refer to|represent) the (?:years?|period)\b"), max_quotes=2,
+              prefer=_cue(r"\b(?:19|20)\d\d\b")),
 ))
 
 INVENTORY = SectionSpec("inventory", "Life cycle inventory", "6.4, 7.3",
@@ -165,7 +176,7 @@ IMPACT = SectionSpec("impact", "Impact assessment", "6.5, 7.2, 7.3",
     FieldSpec("ghgs", "Greenhouse gases considered", "6.5, 7.3",
               "greenhouse gases considered CO2 CH4 N2O methane nitrous oxide",
               _cue(r"\b(?:CO2|carbon dioxide)\b.{0,40}\b(?:CH4|methane)\b|\bN2O\b|\bnitrous oxide\b|"
-                   r"\beach gas included\b|\bgreenhouse gases? (?:considered|included)"), max_quotes=2),
+                   r"\bgreenhouse gases? (?:considered|included)"), max_quotes=2),
     FieldSpec("gwp", "GWP100 and IPCC report used", "6.5",
               "global warming potential GWP 100 years IPCC characterisation factors",
               _cue(r"\bGWP\s?-?\s?100\w*|\bIPCC\b.{0,60}\b(?:GWP|global warming potential|characteri[sz]ation|AR\d|"
@@ -180,8 +191,8 @@ IMPACT = SectionSpec("impact", "Impact assessment", "6.5, 7.2, 7.3",
                           r"\baverage\b|\btotal\b")),
     FieldSpec("stages", "Results by life cycle stage", "7.3",
               "contribution of each life cycle stage phase share of total emissions",
-              _cue(r"\b(?:stage|phase|process|operation|contribut\w*)s?\b.{0,80}\d+(?:\.\d+)?\s?%|"
-                   r"\d+(?:\.\d+)?\s?%.{0,80}\b(?:stage|phase|process|operation|contribut)"),
+              _cue(rf"{_CLIMATE_SENTENCE}(?:.*\b(?:stage|phase|process|operation|contribut\w*)s?\b.{{0,80}}"
+                   rf"\d+(?:\.\d+)?\s?%|.*\d+(?:\.\d+)?\s?%.{{0,80}}\b(?:stage|phase|process|operation|contribut))"),
               max_quotes=3, citing=False, tables=False, literature=False),
     FieldSpec("biogenic", "Fossil and biogenic emissions and removals", "6.4, 7.2",
               "biogenic carbon removal uptake fossil carbon emissions reported separately",

@@ -15,12 +15,21 @@ GHG_UNIT = re.compile(
     r"(?:\s*-\s*|\s*)(?:eq\b\.?|e\b|\(eq\)|equivalents?\b|equiv\b\.?)",
     re.I,
 )
+# What the amount is per, as printed right after the unit: "kg–1 green coffee", "/FU", "/kg H2", "per kg of PP",
+# "per espresso beverage". Up to four words; a function word or punctuation ends it.
+_STOP = r"(?:and|or|for|from|in|the|respectively|which|with|to|at|was|were|is|are|per|by|not|than|as|on|of)\b"
+_WORDS = rf"(?:\s+(?!{_STOP})[^\W\d_][\w₂-]*){{0,4}}"
+PER_UNIT = re.compile(
+    rf"\s*(?:/|\bper\s+)\s*(?:1\s*)?(?:FU\b|functional unit\b|(?:kg|t|MJ|kWh|[^\W\d_][\w₂-]*)(?:\s+of\b)?{_WORDS})|"
+    rf"\s+(?:kg|t|MJ|kWh|l)\s*[–−-]\s*1\b{_WORDS}"
+)
 NUMBER = r"[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−–]?\d+(?:\.\d+)?"
 _NUMBER_CELL = re.compile(rf"^\s*({NUMBER})\s*$")
 # "11.56 and 12.99 kg CO2e", "15.33 (±0.72) kg CO2e", "0.05, 0.08 and 0.19 kg CO2e"
 _ONE = rf"(?:{NUMBER})(?:\s*\(±\s*(?:{NUMBER})\))?"
 NUMBER_LIST_WITH_UNIT = re.compile(
-    rf"(?<![\w.])((?:{_ONE})(?:\s*(?:,\s*and|,|and)\s*(?:{_ONE}))*)\s*({GHG_UNIT.pattern})", re.I
+    rf"(?<![\w.])((?:{_ONE})(?:\s*(?:,\s*and|,|and)\s*(?:{_ONE}))*)\s*((?:{GHG_UNIT.pattern})(?:{PER_UNIT.pattern})?)",
+    re.I,
 )
 _LIST_ITEM = re.compile(rf"(?<![±\w.])({NUMBER})(?!\s*\))")
 _CITES_OTHER_START = re.compile(
@@ -28,7 +37,8 @@ _CITES_OTHER_START = re.compile(
     r"[^\W\d_´'][\w´'’-]+(?:\s+et al\.|\s+and\s+[A-Z][\w-]+)?\s*(?:\[\d+(?:[,–-]\s*\d+)*\]|\((?:19|20)\d\d[a-z]?\))|"
     r"(?:An?|The) (?:LCA|study|analysis|assessment|report|carbon footprint analysis) (?:by|of|from) [A-Za-z]+ "
     r"(?:[A-Z]|et al|\(|\[)|"
-    r"(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)|Studies have|"
+    r"(?:Previous|Other|Earlier|Several|Many|Most|Some|These|Those) (?:LCAs?|studies|authors|works|assessments)|"
+    r"Studies have|"
     r"Their (?:study|analysis|results|LCA|work|findings))"
 )
 _CONTINUES_OTHER = re.compile(r"^(?:The (?:analysis|authors|study|work)|They|Their|These authors|It)\b")
@@ -42,8 +52,16 @@ _BOILERPLATE = re.compile(
     r"creative\s?commons|open access article|all rights reserved|licensee|how to cite|©|"
     r"https?://|doi\.org|\bdoi:|wileyonlinelibrary|sciencedirect|journal homepage", re.I
 )
+# "1 BIOSPRI (Bioeconomy …) project funded by …" below a column: a footnote, not the sentence's continuation
+_FOOTNOTE = re.compile(r"\d{1,2}\s+[A-Z]")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)]*$")
 _MIN_LINE = 40  # a shorter line ending without punctuation is a label (a sidebar's "Accepted: 21 December 2022")
+# Text that gives instructions to a reader or an AI system ("Ignore all previous instructions …"): document text is
+# never an instruction, so such a sentence is not quoted (and is counted in the report's notes).
+INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|template|prompt|above|previous|rules|"
+    r"guidelines)\b|\bsystem prompt\b|\b(?:you|the (?:assistant|model|AI)) (?:must|should|shall) (?:now |instead )?"
+    r"(?:write|say|report|answer|state|output)\b", re.I)
 CITATION = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][^()]{1,60}?,? (?:19|20)\d\d[a-z]?\)")
 
 
@@ -59,19 +77,32 @@ def parse_number(text: str) -> Decimal | None:
         return None
 
 
-def ghg_core(unit: str) -> str:
-    """The greenhouse-gas part of a printed unit: ``"kg CO2e kg–1 green coffee"`` → ``"kg CO2e"``."""
+def printed_unit(text: str) -> str:
+    """The greenhouse-gas unit in ``text`` with what it is per, as printed: ``"kg CO2e kg–1 green coffee"``,
+    ``"kgCO2(eq)/FU"``, ``"kg CO2eq"``. Whitespace is collapsed; ``text`` itself when it holds no GHG unit."""
+    m = re.compile(rf"(?:{GHG_UNIT.pattern})(?:{PER_UNIT.pattern})?", re.I).search(text)
+    return " ".join(m.group(0).split()) if m else text
+
+
+def per_what(unit: str) -> str:
+    """What a printed unit is per (``"kg CO2e kg–1 green coffee"`` → ``"kg–1 green coffee"``), ``""`` if nothing."""
     m = GHG_UNIT.search(unit)
-    return " ".join(m.group(0).split()) if m else unit
+    return unit[m.end():].strip(" /") if m else ""
 
 
 def number_lists(text: str) -> list[tuple[list[str], str]]:
-    """Each list of numbers followed by a greenhouse-gas unit: ``([printed numbers], unit as printed)``.
-    Uncertainty ranges in parentheses (``15.33 (±0.72)``) are not numbers of the list."""
+    """Each list of numbers followed by a greenhouse-gas unit: ``([printed numbers], unit as printed)``, the unit
+    with what it is per (``"kg CO2e kg–1 green coffee"``, see :func:`printed_unit`). Uncertainty ranges in
+    parentheses (``15.33 (±0.72)``) are not numbers of the list."""
+    return [(numbers, unit) for _, _, numbers, unit in located_number_lists(text)]
+
+
+def located_number_lists(text: str) -> list[tuple[int, int, list[str], str]]:
+    """:func:`number_lists` with where each list starts and ends in ``text``: ``(start, end, numbers, unit)``."""
     out = []
     for m in NUMBER_LIST_WITH_UNIT.finditer(text):
         numbers = [n.group(1) for n in _LIST_ITEM.finditer(m.group(1))]
-        out.append((numbers, " ".join(m.group(2).split())))
+        out.append((m.start(), m.end(), numbers, " ".join(m.group(2).split())))
     return out
 
 
@@ -106,9 +137,14 @@ class Unit:
 
     @property
     def usable(self) -> bool:
-        """Not in the references, not publisher boilerplate, not a bare heading in capitals."""
+        """Not in the references, not publisher boilerplate, not a bare heading in capitals, not an instruction."""
         heading = len(self.text) < 40 and self.text.isupper()
-        return not self.in_references and not heading and not _BOILERPLATE.search(self.text)
+        return not (self.in_references or heading or _BOILERPLATE.search(self.text) or self.instruction)
+
+    @property
+    def instruction(self) -> bool:
+        """It addresses instructions to the reader or an AI system (see :data:`INSTRUCTION`)."""
+        return INSTRUCTION.search(self.text) is not None
 
     @property
     def fragment(self) -> bool:
@@ -119,8 +155,8 @@ class Unit:
 def paragraphs(blocks: list[str]) -> list[str]:
     """Join fragments of one paragraph that the parser split into blocks (one line per block in some two-column
     layouts): a block that does not end a sentence continues into the next when that starts in lower case, with a
-    digit or a bracket, unless the block is a short label (a sidebar line). Only adjacent blocks are joined, so the
-    result stays contiguous on the page."""
+    digit or a bracket, unless the block is a short label (a sidebar line) or a footnote (``1 BIOSPRI …``). Only
+    adjacent blocks are joined, so the result stays contiguous on the page."""
     out: list[str] = []
     for block in blocks:
         text = block.strip()
@@ -128,6 +164,7 @@ def paragraphs(blocks: list[str]) -> list[str]:
             continue
         last_line = out[-1].rsplit("\n", 1)[-1] if out else ""
         if out and not _SENTENCE_END.search(out[-1]) and re.match(r"[a-z0-9(\[±−–-]", text) \
+                and not _FOOTNOTE.match(text) \
                 and (len(last_line) >= _MIN_LINE or last_line.endswith("-")) \
                 and not out[-1].startswith("|") and not text.startswith("|"):
             out[-1] = f"{out[-1]}\n{text}"

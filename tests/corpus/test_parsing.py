@@ -7,11 +7,13 @@ import re
 import pytest
 
 from lcabot.chunking import chunk_document
+from lcabot.normalize import match_key
 from lcabot.pdf import parse_pdf
 from tests.conftest import CORPUS
 
 COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
 PEFCR = CORPUS / "guidance" / "ec-pefcr-guidance-v6.3.pdf"
+MORETTI = CORPUS / "studies" / "moretti-2020-uco-polypropylene-lca.pdf"
 HEIJUNGS = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf"
 
 
@@ -90,3 +92,15 @@ def test_display_text_stays_faithful_while_search_text_is_normalised(pefcr):
     with_sub = [c for c in chunks if re.search(r"CO\u2082", c.text)]
     for chunk in with_sub:
         assert "CO2" in chunk.search_text and "\u2082" not in chunk.search_text
+
+
+def test_two_columns_under_full_width_tables_and_top_of_page_captions():
+    """Moretti et al. 2020 p. 5 has two inventory tables above two columns of text: the columns are read one after
+    the other, not interleaved line by line; p. 6 opens with the caption "Table 4", which is not a running header
+    although "Table #" tops several pages."""
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    page5 = match_key(parsed.page_texts[4])
+    assert match_key("Considering the chemical formula of propylene C3H6, per kg PP, the biogenic carbon removal "
+                     "corresponds to 3.14 kg CO2eq.") in page5
+    assert match_key("only genic carbon removal") not in page5
+    assert parsed.page_texts[5].startswith("Table 4\n")

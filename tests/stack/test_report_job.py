@@ -41,7 +41,7 @@ def test_a_report_job_delivers_markdown_docx_and_chart_once(stack):
     assert delivered["text"] == messages.report_ready("coffee study.pdf")
     markdown = Path(delivered["files"][0]).read_text(encoding="utf-8")
     assert "| Exportation | 10.44 |" in markdown
-    assert "Stated total 11.56 kg CO2e; stages sum to 11.55 kg CO2e" in markdown
+    assert "Stated total 11.56 kg CO2e kg–1 green coffee; stages sum to 11.55 kg CO2e kg–1 green coffee" in markdown
     assert Path(delivered["files"][2]).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 

@@ -28,6 +28,26 @@ def test_two_columns_are_read_column_by_column():
     assert order == list(range(1, 13)) * 2
 
 
+def _table_over_two_columns_pdf() -> bytes:
+    """A full-width table (most of the page's text) above two columns of prose, as on Moretti et al. 2020 p. 5."""
+    doc = pymupdf.open()
+    page = doc.new_page()  # 595 x 842
+    for i in range(30):
+        page.insert_text((40, 60 + i * 12), f"Flow {i + 1} | 28.0 g | Ecoinvent market process for chemical input "
+                                            f"number {i + 1} | APOS", fontsize=8)
+    for i in range(14):
+        y = 450 + i * 13
+        page.insert_text((40, y), f"Left prose line {i + 1} of the biogenic carbon text, set as wide", fontsize=9)
+        page.insert_text((310, y), f"Right prose line {i + 1} of the removal argument, as wide too", fontsize=9)
+    return doc.tobytes()
+
+
+def test_two_columns_below_a_full_width_table_are_still_read_column_by_column():
+    text = parse_pdf(_table_over_two_columns_pdf(), "table-and-columns.pdf").page_texts[0]
+    assert text.index("Left prose line 14 ") < text.index("Right prose line 1 ")
+    assert text.index("Right prose line 13 ") < text.index("Right prose line 14 ")
+
+
 def test_numbered_headings_build_the_section_path_without_an_outline():
     doc = pymupdf.open()
     page = doc.new_page()
