@@ -78,6 +78,8 @@ def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocum
     """
     import pymupdf
 
+    if not data.strip():
+        raise NotAPdfError(source, "the file is empty (0 bytes)" if not data else "the file holds only whitespace")
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise NotAPdfError(source, "this is not a PDF file (no %PDF header)")
     try:

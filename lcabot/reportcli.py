@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from rich.console import Console
+
 from lcabot import messages, wiring
 from lcabot.config import Settings
 from lcabot.errors import DocumentError
@@ -41,8 +43,10 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
         print(messages.report_unreadable(str(args.study), err.strerror or type(err).__name__), file=sys.stderr)
         return 2
     try:
-        files = write_report(data, args.study.name, args.out, settings=settings,
-                             embedder=wiring.build_embedder(settings))
+        # a spinner on stderr while the study is read (about 1 s per page; only on a terminal)
+        with Console(stderr=True).status(messages.report_started(args.study.name)):
+            files = write_report(data, args.study.name, args.out, settings=settings,
+                                 embedder=wiring.build_embedder(settings))
     except DocumentError as err:
         print(messages.report_refused(str(err)), file=sys.stderr)
         return 2

@@ -119,8 +119,9 @@ SCOPE = SectionSpec("scope", "Scope of the study", "6.3, 7.3",
     "cycle stages left out, the cut-off criteria and the time period the data represent (6.3, 7.3).", (
     FieldSpec("functional_unit", "Functional or declared unit and reference flow", "6.3",
               "the functional unit FU defined as 1 kg declared unit reference flow",
-              _cue(rf"\b(?:functional|declared) unit\b.{{0,80}}{_QUANTITY}|\bFU\b.{{0,60}}{_QUANTITY}|"
-                   rf"{_QUANTITY}.{{0,60}}\b(?:functional|declared) unit\b|\breference flows?\b"), max_quotes=2,
+              _cue(rf"\b(?:(?:functional|declared) unit|FU)\b.{{0,60}}(?:\b(?:is|was|are|were|as|of)\b|:)\s*"
+                   rf"(?:\w+\s+){{0,2}}{_QUANTITY}|{_QUANTITY}.{{0,60}}\b(?:as|is|was) (?:the|our) "
+                   rf"(?:functional|declared) unit\b|\breference flows?\b"), max_quotes=2,
               citing=False, literature=False, exclude=_cue(r"\bthey (?:found|used|reported|defined|chose)\b")),
     FieldSpec("system_boundary", "System boundary", "6.3",
               "system boundary cradle-to-gate stages included life cycle covers processes from to",

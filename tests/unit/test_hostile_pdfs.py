@@ -182,6 +182,11 @@ def test_not_a_pdf_fails_as_not_a_pdf(make, tmp_path: Path, index, ingest) -> No
     refused(make(tmp_path), NotAPdfError, "not_a_pdf", index, ingest)
 
 
+def test_an_empty_file_is_named_empty() -> None:
+    with pytest.raises(NotAPdfError, match=r"the file is empty \(0 bytes\)"):
+        parse_pdf(b"", "empty.pdf")
+
+
 def test_other_suffix_and_missing_file(tmp_path: Path, index, ingest) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("plain text", encoding="utf-8")
