@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcabot.report.model import NOT_PROVIDED, Quote, Report
-from lcabot.report.render_md import partial_table, reconciliation, show, values_in, where
+from lcabot.report.render_md import partial_table, reconciliation, result_basis, show, values_in, where
 from lcabot.report.tables import format_amount
 from lcabot.report.template import TEMPLATE, SectionSpec
 
@@ -77,7 +77,7 @@ def _table(doc, header: list[str], rows: list[list[str]]):
 
 def _results_table(doc, report: Report) -> None:
     rows = [[r.scenario, r.value.printed, r.value.unit,
-             r.basis + (f"; {r.scope}" if r.scope else "") + ("; biogenic carbon" if r.biogenic else ""),
+             result_basis(r),
              r.value.quote.cite()] for r in report.results]
     _table(doc, ["Scenario", "CFP per functional unit", "Unit", "Where the study states it", "Page"], rows)
 

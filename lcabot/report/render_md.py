@@ -22,7 +22,13 @@ def esc(text: str) -> str:
 def show(quote: Quote) -> str:
     """A quote for reading: table-cell emphasis marks PyMuPDF adds (``_−_``) removed, whitespace collapsed."""
     text = re.sub(r"_(\W)_", r"\1", quote.display()).replace("**", "")
-    return " ".join(text.split())
+    return " ".join(text.split()).strip(" |")  # a sidebar line's trailing separator ("Revised: 18 November 2020 |")
+
+
+def result_basis(r: ScenarioResult) -> str:
+    """Where a CFP result is stated and what it covers: ``text on Table 2; covers Growing, Milling, Exportation``."""
+    return r.basis + (f"; {r.scope}" if r.scope else "") + (
+        "; biogenic carbon reported separately (ISO 14067 7.2)" if r.biogenic else "")
 
 
 def where(quote: Quote) -> str:
@@ -114,7 +120,7 @@ def _results(results: tuple[ScenarioResult, ...]) -> list[str]:
     lines = ["| Scenario | CFP per functional unit | Unit | Where the study states it | Page |",
              "|---|---|---|---|---|"]
     for r in results:
-        where = r.basis + (f"; {r.scope}" if r.scope else "") + ("; biogenic carbon" if r.biogenic else "")
+        where = result_basis(r)
         lines.append(f"| {esc(r.scenario)} | {esc(r.value.printed)} | {esc(r.value.unit)} | {esc(where)} | "
                      f"{r.value.quote.cite()} |")
     return [*lines, ""]
