@@ -118,8 +118,8 @@ def report_instructions_ignored(n: int) -> str:
 
 
 def report_no_stage_values() -> str:
-    return ("The study gives no per-stage values with a greenhouse-gas unit; where it states stage contributions as "
-            "shares they are quoted, and no per-stage values are derived from them.")
+    return ("The study's tables give no per-stage values with a greenhouse-gas unit; where it states stage "
+            "contributions as shares they are quoted, and no per-stage values are derived from them.")
 
 
 def report_summary(source: str, filled: int, fields: int, scenarios: int, mismatches: int, generator: str,

@@ -275,11 +275,14 @@ def _body_size(pages_lines: list[list[_Line]]) -> float:
 
 
 def _largest_text(lines: list[_Line]) -> str | None:
-    """The title guess for PDFs without metadata: the largest type on the first page."""
+    """The title guess for PDFs without metadata: the largest type on the first page, unless that is most of the
+    page's text (a page in one type size has no title line to tell apart; the file name is used instead)."""
     if not lines:
         return None
     biggest = max(ln.size for ln in lines)
     title = " ".join(ln.text for ln in lines if ln.size == biggest)
+    if len(title) > 0.5 * sum(len(ln.text) + 1 for ln in lines):
+        return None
     return title[:200] if len(title) >= 4 else None
 
 

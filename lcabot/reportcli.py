@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -32,8 +33,10 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     if args.out.exists() and not args.out.is_dir():
         print(f"{args.out} is a file; -o needs a directory for the three report files", file=sys.stderr)
         return 2
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)  # before the work: a bad -o fails in a second, not a minute
+    try:  # before the work: an -o that cannot be written fails at once, not after a minute of reading the study
+        args.out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=args.out):
+            pass
     except OSError as err:
         print(messages.report_unwritable(str(args.out), err.strerror or type(err).__name__), file=sys.stderr)
         return 2

@@ -96,13 +96,14 @@ def build_report(study: Study, filler: Filler) -> Report:
     notes: list[str] = list(getattr(filler, "notes", ()))
     if dropped_quotes or dropped_results or dropped_stages:
         notes.append(messages.report_dropped(dropped_quotes + dropped_results + dropped_stages))
-    if not stages:
+    not_a_study = not results and not stages and not any(f.key == "functional_unit" and f.quotes for f in fields)
+    if not_a_study:
+        notes.insert(0, messages.report_not_a_study())
+    elif not stages:
         notes.append(messages.report_no_stage_values())
     instructions = sum(u.instruction for u in study.all_units())
     if instructions:
         notes.append(messages.report_instructions_ignored(instructions))
-    if not results and not stages and not any(f.key == "functional_unit" and f.quotes for f in fields):
-        notes.insert(0, messages.report_not_a_study())
     fields = _with_results(_cfp_quotes(fields, results), results)
     generator = getattr(filler, "used", filler.name)
     return Report(study.parsed.title, study.record.source, study.record.n_pages, tuple(fields), tuple(stages),
@@ -129,17 +130,23 @@ def _unique(results: list[ScenarioResult]) -> list[ScenarioResult]:
 def _cfp_quotes(fields: list[FieldResult], results: list[ScenarioResult]) -> list[FieldResult]:
     """With results read from the study, a quote under "CFP per functional unit" must state one of them: a
     sentence about a reduction, another product basis (``0.28 kg CO2e per espresso``) or other technologies is not
-    the study's CFP per functional unit."""
-    if not results:
-        return fields
+    the study's CFP per functional unit. Without results, a sentence giving a range, a sensitivity variation, an
+    avoided-emission credit, a reduction or an annual or per-person figure is not one either."""
     stated = {_amount(r.value.printed) for r in results}
-    out = []
-    for f in fields:
-        if f.key == "cfp":
-            f = replace(f, quotes=tuple(q for q in f.quotes if stated & {
-                _amount(n) for numbers, _ in number_lists(q.display()) for n in numbers}))
-        out.append(f)
-    return out
+
+    def states_a_result(quote: Quote) -> bool:
+        if not results:  # nothing read from tables: any sentence but a range, a variation, a credit or a reduction
+            return _NOT_A_RESULT.search(quote.text) is None
+        return bool(stated & {_amount(n) for numbers, _ in number_lists(quote.display()) for n in numbers})
+
+    return [replace(f, quotes=tuple(q for q in f.quotes if states_a_result(q))) if f.key == "cfp" else f
+            for f in fields]
+
+
+_NOT_A_RESULT = re.compile(
+    r"\b(?:rang\w*|sensitivity|vari\w+|between|avoided|credits?|reduc\w*|sav(?:e|es|ed|ings?)|lower|higher|"
+    r"increas\w*|decreas\w*)\b|\bfrom\s+[-−–]?\d[\d.,]*\s+to\s+[-−–]?\d|"
+    r"\bper (?:year|annum|capita|person|household|day)\b", re.I)
 
 
 def _amount(printed: str) -> str:
@@ -185,5 +192,7 @@ def render(report: Report, out_dir: Path, stem: str) -> ReportFiles:
                 raise IsADirectoryError(errno.EISDIR, "a directory has the report file's name", str(final[kind]))
         for kind in ready:
             staged[kind].replace(final[kind])
+        if chart is None and final["chart.png"].is_file():
+            final["chart.png"].unlink()  # a chart of an earlier report of this study name would be taken for this one
     return ReportFiles(final["report.md"], final["report.docx"], final["chart.png"] if chart else None, report)
 

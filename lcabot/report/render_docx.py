@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from lcabot.report.model import NOT_PROVIDED, Quote, Report
-from lcabot.report.render_md import partial_table, reconciliation, result_basis, show, values_in, where
+from lcabot.report.render_md import (
+    evidence,
+    no_stage_values,
+    partial_table,
+    reconciliation,
+    result_basis,
+    show,
+    values_in,
+    where,
+)
 from lcabot.report.tables import format_amount
 from lcabot.report.template import TEMPLATE, SectionSpec
 
@@ -46,8 +55,7 @@ def _section(doc, report: Report, number: int, section: SectionSpec, chart: Path
             if chart is not None and report.breakdowns:
                 doc.add_picture(str(chart), width=inches(6.3))
             if not report.breakdowns:
-                doc.add_paragraph(f"{NOT_PROVIDED} — the study gives no per-stage values with a greenhouse-gas unit."
-                                  + (" Stage contributions it states as shares:" if f.quotes else ""))
+                doc.add_paragraph(no_stage_values(bool(f.quotes)))
         for q in f.quotes:
             _quote(doc, q)
         if not f.quotes and not (key == "cfp" and report.results) and key != "stages":
@@ -102,9 +110,5 @@ def _stage_tables(doc, report: Report) -> None:
 
 def _appendix(doc, report: Report) -> None:
     doc.add_heading("Evidence appendix", 1)
-    rows = [[f.label, show(q), where(q)] for f in report.fields for q in f.quotes]
-    rows += [[f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", show(r.value.quote), where(r.value.quote)]
-             for r in report.results]
-    rows += [[f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", show(s.value.quote),
-              where(s.value.quote)] for b in report.breakdowns for s in b.stages if not s.computed]
+    rows = [[label, show(quote), where(quote)] for label, quote in evidence(report)]
     _table(doc, ["Field", "Quote", "Where"], rows)

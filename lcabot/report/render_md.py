@@ -25,6 +25,12 @@ def show(quote: Quote) -> str:
     return " ".join(text.split()).strip(" |")  # a sidebar line's trailing separator ("Revised: 18 November 2020 |")
 
 
+def no_stage_values(shares_quoted: bool) -> str:
+    """What the stage results field says when no table of the study gives per-stage GHG values."""
+    return (f"{NOT_PROVIDED} — the study's tables give no per-stage values with a greenhouse-gas unit."
+            + (" Stage contributions it states as shares:" if shares_quoted else ""))
+
+
 def result_basis(r: ScenarioResult) -> str:
     """Where a CFP result is stated and what it covers: ``text on Table 2; covers Growing, Milling, Exportation``."""
     return r.basis + (f"; {r.scope}" if r.scope else "") + (
@@ -103,8 +109,7 @@ def _section(report: Report, number: int, section: SectionSpec, chart_name: str 
         if key == "stages":
             lines += _stages(report, chart_name)
         if key == "stages" and not report.breakdowns:
-            lines.append(f"{NOT_PROVIDED} — the study gives no per-stage values with a greenhouse-gas unit."
-                         + (" Stage contributions it states as shares:" if f.quotes else ""))
+            lines.append(no_stage_values(bool(f.quotes)))
             lines.append("")
         if f.quotes:
             lines += [f"- {quote_line(q)}" for q in f.quotes]
@@ -148,22 +153,25 @@ def _stages(report: Report, chart_name: str | None) -> list[str]:
     return lines
 
 
+def evidence(report: Report) -> list[tuple[str, Quote]]:
+    """The evidence appendix as ``(what it supports, quote)`` rows: every field quote, every CFP result, every stage
+    value read from a table and the header row that gives the stage values' unit."""
+    rows = [(f.label, q) for f in report.fields for q in f.quotes]
+    rows += [(f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", r.value.quote) for r in report.results]
+    for b in report.breakdowns:
+        rows += [(f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", s.value.quote)
+                 for s in b.stages if not s.computed]
+        unit_quote = next((s.value.unit_quote for s in b.stages if s.value.unit_quote), None)
+        if unit_quote is not None:
+            rows.append((f"Unit of the stage values — {b.scenario}", unit_quote))
+    return rows
+
+
 def _appendix(report: Report) -> list[str]:
     lines = ["", "## Evidence appendix", "",
              "Every quote the report rests on, with the page that holds it (and for a table value, the cell).", "",
              "| Field | Quote | Where |", "|---|---|---|"]
-    for f in report.fields:
-        lines += [_row(f.label, q) for q in f.quotes]
-    for r in report.results:
-        lines.append(_row(f"CFP — {r.scenario}: {r.value.printed} {r.value.unit}", r.value.quote))
-    for b in report.breakdowns:
-        for s in b.stages:
-            if not s.computed:
-                lines.append(_row(f"Stage {s.stage} — {b.scenario}: {s.value.printed} {b.unit}", s.value.quote))
-        unit_quote = next((s.value.unit_quote for s in b.stages if s.value.unit_quote), None)
-        if unit_quote is not None:
-            lines.append(_row(f"Unit of the stage values — {b.scenario}", unit_quote))
-    return lines
+    return lines + [_row(label, quote) for label, quote in evidence(report)]
 
 
 def _row(label: str, quote: Quote) -> str:

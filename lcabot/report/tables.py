@@ -154,10 +154,17 @@ def stage_columns(table: Table) -> list[StageColumn]:
         labels = {v: _label_column(header, v) for v in values}
         panel, groups = _header_labels(table.rows[start:h], labels)
         for v in values:
-            column = _column(table, h, end, v, labels[v], panel, groups.get(v, ""))
+            column = _column(table, h, end, v, labels[v], panel, groups.get(v, "") or _header_name(header[v]))
             if column is not None:
                 out.append(column)
     return out
+
+
+def _header_name(cell: str) -> str:
+    """The scenario a value column's header names besides its unit: ``"A (kg CO2e/kg)"`` → ``"A"``; ``""`` for a
+    header that is only a unit (``"kg CO2e kg–1 green coffee"``)."""
+    unit = printed_unit(cell)
+    return cell.replace(unit, " ").strip(" ()[]/,;:-–") if unit != cell else ""
 
 
 def _region_start(table: Table, header: int, previous: int) -> int:

@@ -75,6 +75,9 @@ _QUANTITY = (r"(?:\b\d+(?:[.,]\d+)?|\bone)\s*(?:kg|g|t|tonnes?|kilograms?|MJ|GJ|
 # resource depletion, are not stage results of a carbon footprint).
 _CLIMATE_SENTENCE = (r"^(?=.*\b(?:GHGs?|greenhouse|CO2|CO₂|CO2e|carbon|climate|global warming|GWP\w*|emissions?|"
                      r"emitted)\b)")
+# A result over all impact categories (a weighted single score), not the carbon footprint.
+_OTHER_INDICATOR = re.compile(r"\b(?:overall|weighted|single[- ]score|normali[sz]ed|total) (?:environmental )?"
+                              r"(?:footprint|score|impacts?)\b(?! of (?:the )?(?:climate|GHG|CO2))", re.I)
 _GHG_NUMBER = rf"\d\s*(?:\(±[^)]*\)\s*)?(?:{GHG_UNIT.pattern})"
 
 BASIC = SectionSpec("basic", "Basic information", "7.3",
@@ -119,7 +122,8 @@ SCOPE = SectionSpec("scope", "Scope of the study", "6.3, 7.3",
     "cycle stages left out, the cut-off criteria and the time period the data represent (6.3, 7.3).", (
     FieldSpec("functional_unit", "Functional or declared unit and reference flow", "6.3",
               "the functional unit FU defined as 1 kg declared unit reference flow",
-              _cue(rf"\b(?:(?:functional|declared) unit|FU)\b.{{0,60}}(?:\b(?:is|was|are|were|as|of)\b|:)\s*"
+              _cue(rf"\b(?:(?:functional|declared) unit|FU)\b.{{0,60}}(?:\b(?:is|was|are|were|as|of|equall?ed|"
+                   rf"equals)\b|:)\s*"
                    rf"(?:\w+\s+){{0,2}}{_QUANTITY}|{_QUANTITY}.{{0,60}}\b(?:as|is|was) (?:the|our) "
                    rf"(?:functional|declared) unit\b|\breference flows?\b"), max_quotes=2,
               citing=False, literature=False, exclude=_cue(r"\bthey (?:found|used|reported|defined|chose)\b")),
@@ -181,8 +185,8 @@ IMPACT = SectionSpec("impact", "Impact assessment", "6.5, 7.2, 7.3",
     FieldSpec("gwp", "GWP100 and IPCC report used", "6.5",
               "global warming potential GWP 100 years IPCC characterisation factors",
               _cue(r"\bGWP\s?-?\s?100\w*|\bIPCC\b.{0,60}\b(?:GWP|global warming potential|characteri[sz]ation|AR\d|"
-                   r"assessment report|guidelines?|inventor)|\bglobal warming potential\b|\bAR[456]\b|"
-                   r"Fifth Assessment|Sixth Assessment"), max_quotes=2),
+                   r"assessment report)|\bglobal warming potentials?\b.{0,60}\b(?:100|IPCC|characteri[sz]ation)|"
+                   r"\bAR[456]\b|Fifth Assessment|Sixth Assessment"), max_quotes=2),
     FieldSpec("cfp", "Carbon footprint per functional unit", "7.3",
               "the carbon footprint GHG emissions per functional unit total kg CO2 equivalent results",
               _cue(rf"(?:carbon footprint|GHG|greenhouse|GWP|climate change|emissions?).*{_GHG_NUMBER}|"
@@ -194,7 +198,8 @@ IMPACT = SectionSpec("impact", "Impact assessment", "6.5, 7.2, 7.3",
               "contribution of each life cycle stage phase share of total emissions",
               _cue(rf"{_CLIMATE_SENTENCE}(?:.*\b(?:stage|phase|process|operation|contribut\w*)s?\b.{{0,80}}"
                    rf"\d+(?:\.\d+)?\s?%|.*\d+(?:\.\d+)?\s?%.{{0,80}}\b(?:stage|phase|process|operation|contribut))"),
-              max_quotes=3, citing=False, tables=False, literature=False),
+              max_quotes=3, citing=False, tables=False, literature=False,
+              prefer=_cue(r"\bof (?:the )?total\b|\btotal (?:CO2e? |GHG )?emissions\b")),
     FieldSpec("biogenic", "Fossil and biogenic emissions and removals", "6.4, 7.2",
               "biogenic carbon removal uptake fossil carbon emissions reported separately",
               _cue(r"\bbiogenic\b|\bfossil (?:GHG|CO2|carbon|emissions?|origins?)\b|\bcarbon (?:removals?|uptake|"
@@ -221,14 +226,14 @@ INTERPRETATION = SectionSpec("interpretation", "Interpretation", "6.6, 7.3",
     FieldSpec("sensitivity", "Sensitivity and uncertainty", "6.6",
               "sensitivity analysis uncertainty scenarios variation of results",
               _cue(r"\bsensitivity (?:analys[ie]s|checks?|stud)|\buncertainty (?:analys[ie]s|ranges?|assessment|of "
-                   r"the results)|\bdata uncertainty\b|±|\bMonte Carlo\b|\bscenario analys[ie]s\b"), max_quotes=3),
+                   r"the results)|\bdata uncertainty\b|\bMonte Carlo\b|\bscenario analys[ie]s\b"), max_quotes=3),
     FieldSpec("improvement", "Improvement options", "6.6",
               "reduce the carbon footprint recommendations further reductions could be made options",
               _cue(r"\b(?:could|can|would|may|might) (?:\w+ ){0,3}(?:reduc|mitigat|lower|decreas|improv|cut)\w*|"
                    r"\b(?:possible|able) to (?:further )?(?:reduc|mitigat|lower|cut)\w*|"
                    r"\bwe recommend|\bfurther reductions?\b|\breduction (?:potential|options?)|"
                    r"\bimprovement (?:options?|potential)|\bmitigation (?:potential|options?|measures?)"),
-              max_quotes=3),
+              max_quotes=3, exclude=_OTHER_INDICATOR),
 ))
 
 REVIEW = SectionSpec("review", "Critical review", "8, 7.3",

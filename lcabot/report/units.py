@@ -61,7 +61,12 @@ _MIN_LINE = 40  # a shorter line ending without punctuation is a label (a sideba
 INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|template|prompt|above|previous|rules|"
     r"guidelines)\b|\bsystem prompt\b|\b(?:you|the (?:assistant|model|AI)) (?:must|should|shall) (?:now |instead )?"
-    r"(?:write|say|report|answer|state|output)\b", re.I)
+    r"(?:write|say|report|answer|state|output)\b|"
+    r"(?:^|[.:;]\s*)(?:SYSTEM|ASSISTANT|USER|DEVELOPER)\s*:|<\|im_(?:start|end)\|>|\[/?INST\]|<</?SYS>>|"
+    r"\byou are now\b|\b(?:note|message|instructions?) (?:to|for) (?:the )?(?:reporting tool|assistant|AI|"
+    r"model|LLM|bot|language model|system)\b|"
+    r"^(?:Assistant|AI|Model|Bot|Claude|ChatGPT|GPT)\s*[,:]|"
+    r"^(?:please\s+)?(?:report|write|say|output|print|reply|respond|answer)\s+(?:0|zero|that|only|with)\b", re.I)
 CITATION = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][^()]{1,60}?,? (?:19|20)\d\d[a-z]?\)")
 
 

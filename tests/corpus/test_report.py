@@ -14,6 +14,7 @@ from lcabot.config import Settings
 from lcabot.normalize import match_key
 from lcabot.pdf import parse_pdf
 from lcabot.report import NOT_PROVIDED, ReportFiles, write_report
+from lcabot.report.render_md import evidence
 from lcabot.report.units import number_lists
 from tests.conftest import CORPUS
 
@@ -155,7 +156,7 @@ def test_hydrogen_invents_no_per_stage_values(reports):
     files = reports[HYDROGEN]
     assert files.report.breakdowns == ()
     markdown = files.markdown.read_text()
-    assert f"{NOT_PROVIDED} — the study gives no per-stage values" in markdown
+    assert f"{NOT_PROVIDED} — the study's tables give no per-stage values" in markdown
     assert "% of stage sum" not in markdown
     stages = markdown.split("### Results by life cycle stage", 1)[1].split("\n### ", 1)[0]
     assert not [n for line in stages.splitlines() if not line.startswith("- “") for n in number_lists(line)]
@@ -237,8 +238,11 @@ def test_docx_opens_with_headings_and_tables_and_chart_is_a_png(reports, name):
     headings = [p.text for p in document.paragraphs if p.style.name.startswith("Heading")]
     assert "1 Basic information" in headings and "Evidence appendix" in headings
     cells = {c.text for t in document.tables for row in t.rows for c in row.cells}
-    expected = {COFFEE: {"10.44", "11.56"}, HYDROGEN: {"34.8", "19.5"}, POLYPROPYLENE: {"0.63", "−2.51"}}[name]
+    expected = {COFFEE: {"10.44", "11.56", "14.61", "Unit of the stage values — Conventional — Brazil"},
+                HYDROGEN: {"34.8", "19.5"}, POLYPROPYLENE: {"0.63", "−2.51"}}[name]
     assert expected <= cells
+    appendix = document.tables[-1]
+    assert len(appendix.rows) - 1 == len(evidence(files.report))  # the same evidence rows as the Markdown
     assert files.chart is not None and files.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with Image.open(files.chart) as image:
         image.verify()
@@ -295,7 +299,8 @@ def _study_pdf(path: Path, lines: list[str], pages: int = 1) -> Path:
 
     doc = pymupdf.open()
     for _ in range(pages):
-        doc.new_page().insert_text((60, 160), "\n".join(lines), fontname="helv", fontsize=10, lineheight=1.4)
+        page = doc.new_page()  # A4; text wrapped inside the margins the parser keeps
+        page.insert_textbox(pymupdf.Rect(60, 150, 535, 700), "\n".join(lines), fontname="helv", fontsize=10)
     doc.save(path)
     return path
 
@@ -324,11 +329,25 @@ def test_instructions_inside_a_study_are_never_quoted_and_are_noted(tmp_path: Pa
 def test_a_document_that_is_no_study_says_so_first(tmp_path: Path, embedder):
     lines = ["Minutes of the garden committee.", "The committee met on Tuesday and agreed to plant roses.",
              "The treasurer reported that the budget allows two new benches.", "The next meeting is in May."]
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "minutes-cfp-chart.png").write_bytes(b"an earlier report's chart")
     files = write_report(_study_pdf(tmp_path / "minutes.pdf", lines).read_bytes(), "minutes.pdf", tmp_path / "out",
                          settings=Settings(home=tmp_path / "home"), embedder=embedder)
-    assert files.report.notes[0] == messages.report_not_a_study()
-    assert files.chart is None
+    assert files.report.notes == (messages.report_not_a_study(),)
+    assert files.chart is None and not (tmp_path / "out" / "minutes-cfp-chart.png").exists()
     assert f"> Note: {messages.report_not_a_study()}" in files.markdown.read_text()
+
+
+def test_without_results_from_tables_cfp_quotes_leave_out_ranges_and_credits(tmp_path: Path, embedder):
+    lines = ["Carbon footprint of Alpine cheese.", "The functional unit is 1 kg of cheese at the dairy gate.",
+             "The carbon footprint is 9.8 kg CO2e per kg of cheese for scenario A and 7.1 kg CO2e per kg of cheese "
+             "for scenario B (whey sold).",
+             "In the sensitivity analysis the carbon footprint ranged from 8.9 to 10.7 kg CO2e per kg of cheese.",
+             "Whey valorisation gives a credit of -0.4 kg CO2e per kg of cheese as avoided emissions."]
+    files = write_report(_study_pdf(tmp_path / "cheese.pdf", lines).read_bytes(), "cheese.pdf", tmp_path / "out",
+                         settings=Settings(home=tmp_path / "home"), embedder=embedder)
+    assert [q.text for q in files.report.field("cfp").quotes] == [lines[2]]
+    assert files.report.results == ()  # stated in text only: quoted, never put in the results table
 
 
 def test_a_study_above_the_report_page_limit_is_refused_before_parsing(tmp_path: Path, embedder):
