@@ -24,8 +24,8 @@ from lcabot.report.units import number_lists
 
 logger = logging.getLogger(__name__)
 
-# A study longer than this is refused: at about 0.75 s per page on 2 cores (bench/report_time.py, the 238-page
-# PEFCR guidance took 178 s) it stays well inside the report Lambda's 900 s timeout.
+# A study longer than this is refused: at about 0.75 s per page on 2 cores (`lcabot report` on the 238-page PEFCR
+# guidance took 178 s) it stays well inside the report Lambda's 900 s timeout.
 REPORT_MAX_PAGES = 400
 
 

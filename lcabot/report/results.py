@@ -168,9 +168,9 @@ def stated_totals(study: Study, columns: list[StageColumn], sentences: list[Unit
 
 
 def _same_basis(stated: str, table: str) -> bool:
-    """A stated total is compared with a table only when both are per the same thing (or either does not say, or
-    one says it shorter):
-    ``0.28 kg CO2e per espresso beverage`` is never the total of a table in ``kg CO2e kg–1 green coffee``."""
+    """A stated total is compared with a table only when both are per the same thing, or either does not say, or
+    one says it shorter: ``0.28 kg CO2e per espresso beverage`` is never the total of a table in ``kg CO2e kg–1
+    green coffee``, ``kg CO2e kg–1 green`` (p. 12) is the same basis as ``kg CO2e kg–1 green coffee``."""
     a, b = match_key(per_what(stated)), match_key(per_what(table))
     return not a or not b or a.startswith(b) or b.startswith(a)  # "kg–1 green" is "kg–1 green coffee" cut short
 

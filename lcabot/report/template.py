@@ -219,7 +219,12 @@ INTERPRETATION = SectionSpec("interpretation", "Interpretation", "6.6, 7.3",
     FieldSpec("conclusions", "Results and conclusions", "6.6",
               "results show conclusions main contributor hotspot largest source of emissions",
               _cue(r"\b(?:results?|analysis) (?:show|indicate|demonstrate)|\bconclu\w+|\bhotspots?\b|"
-                   r"\blargest (?:contribut|source)|\bdominant\b|\bmajority of (?:the )?emissions\b"), max_quotes=3),
+                   r"\blargest (?:contribut|source)|\bdominant\b|\bmajority of (?:the )?emissions\b|"
+                   r"\d\s?% (?:lower|higher|less|more|reduction)\b"), max_quotes=3,
+              exclude=_cue(r"\b(?:aims?|goals?|objectives?|purposes?) (?:of|is|was|are)\b|"
+                           r"\bto (?:identify|assess) the\b"),
+              prefer=_cue(r"\b(?:climate change|GHG|carbon footprint|CO2)\b.{0,80}\d\s?%|\d\s?%.{0,80}"
+                          r"\b(?:climate change|GHG|carbon footprint|CO2)\b")),
     FieldSpec("assumptions", "Assumptions and limitations", "6.6",
               "it was assumed assumption limitations of this study",
               _cue(r"\bassum\w+|\blimitations?\b|\bnot (?:accounted|considered)\b"), max_quotes=3),

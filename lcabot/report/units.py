@@ -23,6 +23,7 @@ PER_UNIT = re.compile(
     rf"\s*(?:/|\bper\s+)\s*(?:1\s*)?(?:FU\b|functional unit\b|(?:kg|t|MJ|kWh|[^\W\d_][\w₂-]*)(?:\s+of\b)?{_WORDS})|"
     rf"\s+(?:kg|t|MJ|kWh|l)\s*[–−-]\s*1\b{_WORDS}"
 )
+_UNIT_AS_PRINTED = re.compile(rf"(?:{GHG_UNIT.pattern})(?:{PER_UNIT.pattern})?", re.I)
 NUMBER = r"[-−–]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−–]?\d+(?:\.\d+)?"
 _NUMBER_CELL = re.compile(rf"^\s*({NUMBER})\s*$")
 # "11.56 and 12.99 kg CO2e", "15.33 (±0.72) kg CO2e", "0.05, 0.08 and 0.19 kg CO2e"
@@ -41,7 +42,8 @@ _CITES_OTHER_START = re.compile(
     r"Studies have|"
     r"Their (?:study|analysis|results|LCA|work|findings))"
 )
-_CONTINUES_OTHER = re.compile(r"^(?:The (?:analysis|authors|study|work)|They|Their|These authors|It)\b")
+_CONTINUES_OTHER = re.compile(
+    r"^(?:The (?:analysis|authors|study|work|results|findings)|They|Their|These authors|It)\b")
 _OTHER_ANYWHERE = re.compile(r"\b(?:the cited work|the compared (?:LCA|studies|methods)|literature review)\b", re.I)
 OWN_STUDY = re.compile(
     r"\b(?:this|the present|our|current) (?:study|analysis|LCA|work|paper|article|assessment|research)\b|"
@@ -85,7 +87,7 @@ def parse_number(text: str) -> Decimal | None:
 def printed_unit(text: str) -> str:
     """The greenhouse-gas unit in ``text`` with what it is per, as printed: ``"kg CO2e kg–1 green coffee"``,
     ``"kgCO2(eq)/FU"``, ``"kg CO2eq"``. Whitespace is collapsed; ``text`` itself when it holds no GHG unit."""
-    m = re.compile(rf"(?:{GHG_UNIT.pattern})(?:{PER_UNIT.pattern})?", re.I).search(text)
+    m = _UNIT_AS_PRINTED.search(text)
     return " ".join(m.group(0).split()) if m else text
 
 

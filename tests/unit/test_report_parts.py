@@ -220,6 +220,11 @@ def test_sentences_reporting_other_studies_are_marked():
         "An LCA by de Boer (2003) estimated that methane adds 48–65%.",
     ])
     assert flags == [True, True, False, True]
+    # Burchart et al. 2023 p. 3: the results of reference [43], not this study's 44 % reduction
+    assert mark_other_studies([
+        "In [43], the authors simulated a coal-to-hydrogen conversion process based on gasification.",
+        "The results indicate that the GHG emissions of the scenario with CCS are 81.72% lower.",
+    ]) == [True, True]
 
 
 @pytest.fixture
