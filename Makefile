@@ -1,6 +1,7 @@
 # lcabot: local set-up, demo, tests and benchmarks. Needs python3.11 and pip with access to PyPI.
 #
 #   make demo                      venv + ingest ../shared/corpus into $(LCABOT_HOME) + ask three dev questions
+#                                  + the ISO 14067 report of the coffee study into $(LCABOT_HOME)/reports
 #   make demo DOCS=~/my-pdfs       ingest another folder (or files), all as perspective "general"
 #   make test                      pytest + ruff
 #   make bench                     ingest throughput, query latency, ask memory, graph build, handler cold import, Slack ack, image size
@@ -17,6 +18,7 @@ LCABOT := $(BIN)/lcabot
 DOCS ?= ../shared/corpus
 QUESTIONS ?= ../shared/eval/dev_questions.jsonl
 DEMO_IDS ?= D017 D022 D001
+DEMO_STUDY ?= $(wildcard $(DOCS)/studies/nab-maslin-2020-coffee-carbon-footprint.pdf)
 LCABOT_HOME ?= .lcabot
 export LCABOT_HOME
 BENCH_HOME ?= bench/out/home
@@ -59,6 +61,7 @@ demo: $(STAMP)
 	$(if $(DEMO_GENERAL),$(LCABOT) ingest $(DEMO_GENERAL) --perspective general)
 	$(LCABOT) graph stats
 	$(BIN)/python scripts/demo_questions.py --questions $(QUESTIONS) $(DEMO_IDS)
+	$(if $(DEMO_STUDY),$(LCABOT) report $(DEMO_STUDY) -o $(LCABOT_HOME)/reports)
 
 test: $(STAMP)
 	$(BIN)/pytest -q
