@@ -105,7 +105,7 @@ def _stage_tables(doc, report: Report) -> None:
         _table(doc, ["Life cycle stage", b.unit, "% of stage sum (computed)", "Source"], rows)
         doc.add_paragraph(("⚠ " if b.mismatch else "") + reconciliation(b))
         if b.whole_footprint is not None:
-            doc.add_paragraph("⚠ " + partial_table(b.whole_footprint))
+            doc.add_paragraph("⚠ " + partial_table(b, b.whole_footprint))
 
 
 def _appendix(doc, report: Report) -> None:

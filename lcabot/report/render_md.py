@@ -61,10 +61,15 @@ def reconciliation(b: StageBreakdown) -> str:
             f"The study's own figures are shown unchanged ({stated.quote.cite()}).")
 
 
-def partial_table(w: Value) -> str:
-    """The warning for a stage table that leaves out stages of the study's total footprint ``w``."""
-    return (f"The study's total footprint for this scenario is {w.printed} {w.unit} ({w.quote.cite()}), more than "
-            f"the stages of this table: the shares above are of the table's stages only, not of the footprint.")
+def partial_table(b: StageBreakdown, w: Value) -> str:
+    """The warning for a stage table ``b`` that leaves out stages of the study's total footprint ``w``, with the
+    part the table leaves out (computed from the study's figures)."""
+    table_total = b.stated_total.amount if b.stated_total is not None else b.stage_sum
+    places = max(b.places, _places(w.printed))
+    left_out = format_amount(w.amount - table_total, places)
+    return (f"The study's total footprint for this scenario is {w.printed} {w.unit} ({w.quote.cite()}), "
+            f"{left_out} more than this table's total (computed): the table leaves out stages, and the shares above "
+            f"are of its stages only, not of the footprint.")
 
 
 def values_in(unit: str) -> str:
@@ -147,7 +152,7 @@ def _stages(report: Report, chart_name: str | None) -> list[str]:
         mark = "⚠ " if b.mismatch else ""
         lines += ["", f"{mark}{reconciliation(b)}", ""]
         if b.whole_footprint is not None:
-            lines += [f"⚠ {esc(partial_table(b.whole_footprint))}", ""]
+            lines += [f"⚠ {esc(partial_table(b, b.whole_footprint))}", ""]
     if report.breakdowns and chart_name:
         lines += [f"![Stage shares by scenario]({chart_name})", ""]
     return lines
