@@ -100,7 +100,7 @@ def report_ready(name: str, chart: bool = True, notes: tuple[str, ...] = ()) -> 
     files = "Markdown, Word and chart" if chart else "Markdown and Word (the study gives no numbers to chart)"
     return (f"Carbon footprint study report for {name}: {files}. Every number is quoted "
             "from the study with its page; [Information not provided] marks what the study does not state."
-            + "".join(f"\nNote: {n}" for n in notes))
+            + _note_lines(notes))
 
 
 def report_dropped(n: int) -> str:
@@ -126,7 +126,11 @@ def report_summary(source: str, filled: int, fields: int, scenarios: int, mismat
                    notes: tuple[str, ...] = ()) -> str:
     mismatch = f", {mismatches} stated total(s) differ from the sum of their stages" if mismatches else ""
     return (f"{source}: {filled} of {fields} report fields filled from the study, {scenarios} scenario result(s)"
-            f"{mismatch} (filled by: {generator})" + "".join(f"\nNote: {n}" for n in notes))
+            f"{mismatch} (filled by: {generator})" + _note_lines(notes))
+
+
+def _note_lines(notes: tuple[str, ...]) -> str:
+    return "".join(f"\nNote: {n}" for n in notes)
 
 
 def report_unreadable(path: str, reason: str) -> str:

@@ -20,7 +20,7 @@ from lcabot.report.model import FieldResult, Quote, Report, ReportFiles, Scenari
 from lcabot.report.results import breakdowns, climate_results
 from lcabot.report.study import Study, parse_study
 from lcabot.report.template import BASIC
-from lcabot.report.units import number_lists
+from lcabot.report.units import number_lists, parse_number
 
 logger = logging.getLogger(__name__)
 
@@ -132,12 +132,12 @@ def _cfp_quotes(fields: list[FieldResult], results: list[ScenarioResult]) -> lis
     sentence about a reduction, another product basis (``0.28 kg CO2e per espresso``) or other technologies is not
     the study's CFP per functional unit. Without results, a sentence giving a range, a sensitivity variation, an
     avoided-emission credit, a reduction or an annual or per-person figure is not one either."""
-    stated = {_amount(r.value.printed) for r in results}
+    stated = {r.value.amount for r in results}
 
     def states_a_result(quote: Quote) -> bool:
         if not results:  # nothing read from tables: any sentence but a range, a variation, a credit or a reduction
             return _NOT_A_RESULT.search(quote.text) is None
-        return bool(stated & {_amount(n) for numbers, _ in number_lists(quote.display()) for n in numbers})
+        return bool(stated & {parse_number(n) for numbers, _ in number_lists(quote.display()) for n in numbers})
 
     return [replace(f, quotes=tuple(q for q in f.quotes if states_a_result(q))) if f.key == "cfp" else f
             for f in fields]
@@ -147,10 +147,6 @@ _NOT_A_RESULT = re.compile(
     r"\b(?:rang\w*|sensitivity|vari\w+|between|avoided|credits?|reduc\w*|sav(?:e|es|ed|ings?)|lower|higher|"
     r"increas\w*|decreas\w*)\b|\bfrom\s+[-−–]?\d[\d.,]*\s+to\s+[-−–]?\d|"
     r"\bper (?:year|annum|capita|person|household|day)\b", re.I)
-
-
-def _amount(printed: str) -> str:
-    return printed.replace("−", "-").replace("–", "-").replace(",", "")
 
 
 def _with_results(fields: list[FieldResult], results: list[ScenarioResult]) -> list[FieldResult]:

@@ -7,7 +7,7 @@ import re
 from decimal import Decimal
 
 from lcabot.report.model import NOT_PROVIDED, Quote, Report, ScenarioResult, StageBreakdown, Value
-from lcabot.report.tables import format_amount
+from lcabot.report.tables import format_amount, places_of
 from lcabot.report.template import TEMPLATE, SectionSpec
 from lcabot.report.units import per_what
 
@@ -56,7 +56,7 @@ def reconciliation(b: StageBreakdown) -> str:
     stated = b.stated_total
     if not b.mismatch:
         return f"Stated total {stated.printed} {b.unit} ({stated.quote.cite()}) equals the sum of the stages."
-    diff = format_amount(abs(b.difference or Decimal(0)), max(b.places, _places(stated.printed)))
+    diff = format_amount(abs(b.difference or Decimal(0)), max(b.places, places_of(stated.printed)))
     return (f"Stated total {stated.printed} {b.unit}; stages sum to {total} {b.unit} (difference {diff}). "
             f"The study's own figures are shown unchanged ({stated.quote.cite()}).")
 
@@ -65,7 +65,7 @@ def partial_table(b: StageBreakdown, w: Value) -> str:
     """The warning for a stage table ``b`` that leaves out stages of the study's total footprint ``w``, with the
     part the table leaves out (computed from the study's figures)."""
     table_total = b.stated_total.amount if b.stated_total is not None else b.stage_sum
-    places = max(b.places, _places(w.printed))
+    places = max(b.places, places_of(w.printed))
     left_out = format_amount(w.amount - table_total, places)
     return (f"The study's total footprint for this scenario is {w.printed} {w.unit} ({w.quote.cite()}), "
             f"{left_out} more than this table's total (computed): the table leaves out stages, and the shares above "
@@ -76,10 +76,6 @@ def values_in(unit: str) -> str:
     """How a stage table's unit is described: as printed when it says what it is per (``"kg CO2e kg–1 green
     coffee"``), else ``"kg CO2e per functional unit"`` (a stage table reports the CFP per functional unit)."""
     return unit if per_what(unit) else f"{unit} per functional unit"
-
-
-def _places(printed: str) -> int:
-    return len(printed.split(".", 1)[1]) if "." in printed else 0
 
 
 def to_markdown(report: Report, chart_name: str | None) -> str:
