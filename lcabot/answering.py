@@ -15,8 +15,17 @@ from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
+from lcabot.questions import QuestionFrame, frame, kind_of
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
-from lcabot.support import Support, named_terms, split_compounds, support
+from lcabot.support import (
+    Support,
+    absent_from_passages,
+    is_reference_list,
+    named_terms,
+    split_compounds,
+    support,
+    term_present,
+)
 from lcabot.verify import verify
 
 logger = logging.getLogger(__name__)
@@ -105,6 +114,12 @@ class Answerer:
         if not hits or not judged.supported:
             return self._abstain(used, messages.abstain_no_evidence(searched, judged.unknown), searched, (),
                                  _reason(judged), notes)
+        answering = [c.search_text for h in hits for c in (h.chunk, *h.context)
+                     if not is_reference_list(c.section_path)]
+        absent = absent_from_passages(query, answering, self._index.contains_text)
+        if absent:
+            return self._abstain(used, messages.abstain_not_in_passages(searched, absent), searched, (),
+                                 "the closest passages never mention: " + ", ".join(absent), notes)
         ledger = build_ledger(hits, documents)
         fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents)) for f in facts]
         known = {e.evidence_id for e in ledger}
@@ -112,15 +127,17 @@ class Answerer:
                    if e.evidence_id not in known and not known.add(e.evidence_id)]
         claims, generator, generated_notes = self._generate(query, ledger, history)
         notes = (*notes, *generated_notes)
-        verified = verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN)
+        verified = verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN, frame(query))
         if verified.dropped:
             notes = (*notes, messages.claims_dropped(verified.dropped))
         if not verified.claims:
             return self._abstain(used, messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
+        notes = (*notes, *(messages.part_not_stated(p) for p in unanswered_parts(frame(query), verified.claims,
+                                                                                   ledger)))
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
                       retrieval_mode=used, searched=searched, ledger_hash=ledger_hash(ledger),
-                      generator=generator, notes=notes, facts=verified.facts)
+                      generator=generator, notes=notes, facts=verified.facts, gate_failures=verified.gate_failures)
 
     def _effective_mode(self, mode: str | None) -> tuple[str, tuple[str, ...]]:
         """The mode an answer uses, and a note when ``rag+graph`` was asked for but no graph is built (the
@@ -177,6 +194,25 @@ class Answerer:
         return Answer(text=text, abstained=True, citations=(), claims=(), retrieval_mode=mode,
                       searched=searched, ledger_hash=ledger_hash(ledger), generator="none", abstain_reason=reason,
                       notes=notes)
+
+
+def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
+    """The parts of a multi-part question that no statement of the answer covers: no statement (with its evidence)
+    holds half of the part's content terms, or, for a part asking for a value, none holds a number."""
+    if len(asked.parts) < 2:
+        return []
+    by_id = {e.evidence_id: e for e in ledger}
+    texts = [" ".join([c.text, *(f"{by_id[i].context} {by_id[i].text}" for i in c.evidence_ids if i in by_id)])
+             for c in claims]
+    missing = []
+    for part in asked.parts:
+        terms = split_compounds(content_terms(part))
+        numeric = kind_of(part) == "numeric"
+        covered = any(sum(term_present(t, text) for t in terms) >= max(1, len(terms) / 2)
+                      and (not numeric or re.search(r"\d", text)) for text in texts)
+        if terms and not covered:
+            missing.append(part)
+    return missing
 
 
 def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evidence]:

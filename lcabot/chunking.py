@@ -23,6 +23,28 @@ MAX_TABLE_CHARS = 1800
 class _Piece:
     text: str
     page: int
+    joined: bool = False  # continues the previous piece's sentence (across a column or page break)
+
+
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]\s*$")
+_FOOTNOTE = re.compile(r"^\d{1,2}\s+[A-Z]")  # "8 From Ecoinvent 3.4, …" below a column is a footnote
+_OPEN_WORD = re.compile(
+    r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|is|are|was|were|be|been|than|per|into|whereas)\s*$",
+    re.I,
+)
+
+
+def continues_sentence(previous: str, text: str) -> bool:
+    """True when ``text`` carries on the sentence that ``previous`` leaves open: ``previous`` ends without a
+    sentence end and ``text`` starts in lower case, or ``previous`` ends on a word no sentence ends with ("… was"
+    before "15.33 kg …"). Table rows, list bullets and captions never continue a sentence."""
+    previous, text = previous.rstrip(), text.lstrip()
+    if not previous or not text or previous.startswith("|") or text.startswith(("|", "•", "●", "-", "–")):
+        return False
+    if _SENTENCE_END.search(previous) or TABLE_CAPTION.match(text) or _FOOTNOTE.match(text):
+        return False
+    ends_in_word = previous[-1].islower() and len(previous) >= 40  # "… hydrogen generates" before "9.4 kg CO2eq."
+    return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and text[0].isdigit())
 
 
 def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:
@@ -48,6 +70,8 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
         pending = []
 
     for block in parsed.blocks:
+        if block.kind == "title":
+            continue
         if block.kind == "heading" or block.section_path != pending_path:
             flush()
             pending_path = block.section_path
@@ -60,7 +84,8 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             continue
         for piece in _split_long(block):
             size = sum(len(p.text) for p in pending)
-            if pending and size + len(piece.text) > TARGET_CHARS:
+            piece.joined = bool(pending) and continues_sentence(pending[-1].text, piece.text)
+            if pending and size + len(piece.text) > TARGET_CHARS and not piece.joined:
                 overlap = _last_sentence(pending)
                 flush()
                 pending = [overlap] if overlap else []
@@ -143,7 +168,7 @@ def _make_chunk(
     spans: list[PageSpan] = []
     for piece in pieces:
         if text:
-            text += "\n\n"
+            text += "\n" if piece.joined else "\n\n"
         if not spans or spans[-1].page != piece.page:
             spans.append(PageSpan(len(text), piece.page))
         text += piece.text

@@ -222,13 +222,19 @@ def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     summaries = {mode: report.summary() for mode, report in reports.items()}
     for key in summaries[modes[0]]:
         table.add_row(key, *(_figure(summaries[m][key]) for m in modes))
-    table.add_row("false abstentions (in scope)", *(str(reports[m].false_abstentions) for m in modes))
     console.print(table)
+    kinds = Table("question type", *(f"{m}: {what}" for m in modes for what in ("n", "key facts", "lead states")))
+    per_type = {mode: report.by_type() for mode, report in reports.items()}
+    for kind in per_type[modes[0]]:
+        kinds.add_row(kind, *(_figure(per_type[m][kind][what]) for m in modes
+                              for what in ("n", "key_facts_in_answer", "lead_states_key_fact")))
+    console.print(kinds)
     for mode, report in reports.items():
         if report.missed:
             console.print(f"{mode} missed at k: " + ", ".join(report.missed))
     if args.json:
-        args.json.write_text(json.dumps(summaries if len(modes) > 1 else summaries[modes[0]], indent=2))
+        out = {m: {**summaries[m], "by_type": per_type[m]} for m in modes}
+        args.json.write_text(json.dumps(out if len(modes) > 1 else out[modes[0]], indent=2))
     return 0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lcabot.answering import Answerer
-from lcabot.models import Hit, Turn
+from lcabot.models import Answer, Hit, Turn
 from lcabot.normalize import match_key
 
 
@@ -29,6 +29,10 @@ class RetrievalReport:
     k: int = 5
     key_facts: dict[str, float] = field(default_factory=dict)  # question id → share of its key facts in the answer
     at_k: dict[str, bool] = field(default_factory=dict)  # question id → all passages among the k an answer gets
+    lead: dict[str, bool] = field(default_factory=dict)  # question id → the lead statement states a key fact
+    types: dict[str, str] = field(default_factory=dict)  # question id → its type (numeric, definition, …)
+    quotes_shown: int = 0
+    quotes_failing_gate: int = 0  # shown quotes that fail a context gate (lcabot.gates) for their question
 
     @property
     def missed(self) -> list[str]:
@@ -50,8 +54,20 @@ class RetrievalReport:
             "recall_at_10": self.recall(10),
             "mrr": sum(1.0 / r for r in self.ranks.values() if r) / max(1, n),
             "abstention_accuracy": self.abstained_ok / self.out_of_scope if self.out_of_scope else 1.0,
+            "false_abstentions": self.false_abstentions,
             "key_facts_in_answer": sum(self.key_facts.values()) / max(1, len(self.key_facts)),
+            "lead_states_key_fact": sum(self.lead.values()) / max(1, len(self.lead)),
+            "quotes_failing_gate": self.quotes_failing_gate / max(1, self.quotes_shown),
         }
+
+    def by_type(self) -> dict[str, dict[str, float | int]]:
+        """Per question type: how many, key facts in the answer, and the share whose lead states a key fact."""
+        out: dict[str, dict[str, float | int]] = {}
+        for kind in sorted(set(self.types.values())):
+            ids = [q for q, t in self.types.items() if t == kind and q in self.key_facts]
+            out[kind] = {"n": len(ids), "key_facts_in_answer": sum(self.key_facts[q] for q in ids) / max(1, len(ids)),
+                         "lead_states_key_fact": sum(self.lead[q] for q in ids) / max(1, len(ids))}
+        return out
 
 
 def _rank(hits: Sequence[Hit], sources: dict[str, str], expected: Sequence[dict[str, Any]]) -> int | None:
@@ -72,11 +88,31 @@ def passage_rank(hits: Sequence[Hit], sources: dict[str, str], doc: str, pages: 
 
 
 def key_fact_share(answer: str, key_facts: Sequence[str]) -> float:
-    """Share of ``key_facts`` found in ``answer`` (case-insensitive, whitespace and dashes normalised)."""
+    """Share of ``key_facts`` found in ``answer``, compared as ``shared/eval/README.md`` says: case-insensitive,
+    ignoring whitespace, thousands separators (``10,000`` = ``10 000`` = ``10’000``), the dash variant and the
+    exponent notation (``10^-16`` = ``10−16``); a number is compared with its unit (``34.8 kg CO2``)."""
     if not key_facts:
         return 1.0
-    text = match_key(answer)
-    return sum(1 for fact in key_facts if match_key(fact) in text) / len(key_facts)
+    text = _fact_key(answer)
+    return sum(1 for fact in key_facts if _fact_key(fact) in text) / len(key_facts)
+
+
+def _fact_key(text: str) -> str:
+    text = re.sub(r"(?<=\d)[,’'\u202f\u00a0 ](?=\d{3}\b)", "", text).replace("^", "")
+    return match_key(text)
+
+
+def shown_gate_failures(answer: Answer, question: str) -> int:
+    """How many of the answer's shown quotes fail a context gate for ``question`` (they should be none: the
+    verifier drops such statements; this counts what got through)."""
+    from lcabot.gates import failed_gate
+    from lcabot.models import Evidence
+    from lcabot.questions import frame
+
+    asked = frame(question)
+    return sum(1 for c in answer.citations if failed_gate(
+        Evidence(c.evidence_id, "", c.source, c.title, c.section, c.page, c.page_label, c.quote, "",
+                 reading=c.quote if c.quote.startswith("|") else ""), asked))
 
 
 def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: int = 5,
@@ -103,7 +139,12 @@ def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: in
         report.false_abstentions += answer.abstained
         cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}  # the statements' own citations
         quotes = " ".join(c.quote for c in answer.citations if c.number in cited)
-        report.key_facts[row["id"]] = 0.0 if answer.abstained else key_fact_share(f"{answer.text} {quotes}",
-                                                                                   row.get("key_facts") or ())
+        facts = row.get("key_facts") or ()
+        report.types[row["id"]] = row["type"]
+        report.key_facts[row["id"]] = 0.0 if answer.abstained else key_fact_share(f"{answer.text} {quotes}", facts)
+        lead = answer.text.split("\n", 1)[0]
+        report.lead[row["id"]] = not answer.abstained and bool(facts) and key_fact_share(lead, facts) > 0
+        report.quotes_shown += len(answer.citations)
+        report.quotes_failing_gate += shown_gate_failures(answer, row["question"])
         previous[row["id"]] = Turn(row["question"], answer.text)
     return report

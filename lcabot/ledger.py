@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
 from lcabot.normalize import collapse, split_sentences
@@ -18,12 +19,34 @@ def evidence_id(doc_id: str, page: int, text: str) -> str:
     return "E" + hashlib.sha256(f"{doc_id}\x00{page}\x00{collapse(text)}".encode()).hexdigest()[:10]
 
 
+class QuotableUnit(NamedTuple):
+    """One quotable span of a chunk.
+
+    Attributes:
+        offset: character offset into ``Chunk.text``.
+        text: the span as printed (a sentence, a list item, or a Markdown table row ``|a|b|``).
+        context: what the span is read under: for a table row the caption, panel and row group; for a list item
+            the sentence that introduces the list. Used to rank and to read the span, never shown as a quote.
+        last_page: the PDF page holding the span's end (a sentence continued across a page break spans two).
+        reading: a table row written out with its column headers and units ("Greenhouse gases (GWP 100a):
+            Total (H2 Non-Seq.) 34.8 kg CO2 eq; …"); empty for prose.
+        refuted: the document lists the statement as one it calls wrong (a misconception, a misunderstanding).
+    """
+
+    offset: int
+    text: str
+    context: str
+    last_page: int
+    reading: str = ""
+    refuted: bool = False
+
+
 def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> list[Evidence]:
     """Split each hit (and its context chunks) into quotable units bound to the page that holds them.
 
     Text becomes sentences (those under 25 characters, such as headings and stray labels, are left out); a table
-    becomes its data rows, each carrying the caption and the panel and group labels above it as ``context``.
-    Duplicates are left out; order follows the hits' rank.
+    becomes its data rows, each carrying the caption and the panel and group labels above it as ``context`` and its
+    column headers and units in ``reading``. Duplicates are left out; order follows the hits' rank.
     """
     ledger: dict[str, Evidence] = {}
     for hit in hits:
@@ -31,58 +54,160 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
-            for offset, text, context in quotable_units(chunk):
-                page = chunk.page_at(offset)
-                eid = evidence_id(chunk.doc_id, page, text)
+            for unit in quotable_units(chunk):
+                page = chunk.page_at(unit.offset)
+                eid = evidence_id(chunk.doc_id, page, unit.text)
+                last = unit.last_page
+                label = record.label(page) if last == page else f"{record.label(page)}–{record.label(last)}"
                 ledger.setdefault(eid, Evidence(
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
                     section=chunk.section_path[-1] if chunk.section_path else None, page=page,
-                    page_label=record.label(page), text=text, chunk_id=chunk.chunk_id, context=context,
+                    page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context, last_page=last,
+                    reading=unit.reading, refuted=unit.refuted,
                 ))
     return list(ledger.values())
 
 
-def quotable_units(chunk: Chunk) -> list[tuple[int, str, str]]:
-    """``(offset, text, context)`` of each quotable unit of a chunk."""
-    pieces = [(offset, collapse(s)) for offset, s in _page_pieces(chunk)]
-    units: list[tuple[int, str, str]] = []
+def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
+    """The quotable units of a chunk in reading order (see :class:`QuotableUnit`)."""
+    pieces = [(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
+              for offset, s in split_sentences(chunk.text)]
+    units: list[QuotableUnit] = []
     panel = group = ""
     data_seen = False
-    for i, (offset, text) in enumerate(pieces):
+    header_rows: list[list[str]] = []
+    lead_in = ""
+    for i, (offset, text, last_page) in enumerate(pieces):
         if not text.startswith("|"):
+            if _BULLET.match(text):
+                context = lead_in
+            else:
+                context, lead_in = "", (text if text.rstrip().endswith(":") else "")
             if len(text) >= _MIN_CHARS:
-                units.append((offset, text, ""))
+                units.append(QuotableUnit(offset, text, context, last_page))
             continue
-        cells = [c.strip() for c in text.strip("|").split("|") if c.strip()]
-        if any(_NUMBER_CELL.match(c) for c in cells):
-            units.append((offset, text, " ".join(p for p in (_caption(chunk), panel, group) if p)))
+        cells = _cells(text)
+        filled = [c for c in cells if c]
+        if not filled or _SEPARATOR.match(text):
+            continue
+        if any(_NUMBER_CELL.match(c) for c in filled):
+            context = " ".join(p for p in (_caption(chunk), panel, group) if p)
+            units.append(QuotableUnit(offset, text, context, last_page, row_reading(cells, header_rows)))
             data_seen = True
             continue
-        label = cells[0] if len(set(cells)) == 1 and re.search(r"[^\W\d_]", cells[0]) else None
+        label = filled[0] if len(set(filled)) == 1 and re.search(r"[^\W\d_]", filled[0]) else None
         if label is None:
-            continue  # a header or separator row
+            header_rows = [*header_rows, cells] if not data_seen else [cells]
+            continue
         nxt = pieces[i + 1][1] if i + 1 < len(pieces) else ""
         if any(_NUMBER_CELL.match(c.strip()) for c in nxt.strip("|").split("|")):
             group = label  # "|Exportation|||Exportation|||" directly above its rows
         else:  # "|Conventional|…" above header rows: a panel of the table (labels in a row accumulate)
             panel, group = (label if data_seen else f"{panel} {label}".strip()), ""
             data_seen = False
-    return units
+            header_rows = []
+    return _mark_refuted(units)
+
+
+_BULLET = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")
+_SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+_PLACEHOLDER = re.compile(r"^Col\d+$")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})")
+_UNIT_CELL = re.compile(
+    r"^(?:%|(?:k?g|t|mg|µg|mol|molc|kBq|MJ|kWh|m3|m2|m³|m²|CTU[eh]|km|tkm|kg\s?\w+)\b.*|.*\beq\.?$|"
+    r".*\bCO2e?q?\b.*)$", re.I)
+# "In the article, these statements are discussed, and it is argued that they are either misunderstandings or
+# sometimes incorrect." (Finnveden et al. 2022, p. 1): the numbered statements before it are refuted, not rules.
+_REFUTES = re.compile(
+    r"\b(?:these|such|the (?:above|following|six|five|four|three)) (?:statements|claims|assertions|beliefs|views|"
+    r"myths|misconceptions)\b.{0,120}?\b(?:misunderstand\w*|misconceptions?|incorrect|not correct|wrong|false|"
+    r"myths?|mistaken)\b|\b(?:common|widespread) (?:misconceptions?|misunderstandings?|myths?)\b", re.I)
+_STATEMENT_ITEM = re.compile(r"^\s*(?:\d{1,2}\)|\(\d{1,2}\)|\([a-z]\)|[a-z]\))\s")
+
+
+def clean_cell(cell: str) -> str:
+    """A table cell as readable text: ``<br>`` line breaks as spaces, PyMuPDF's placeholder headers (``Col6``)
+    dropped, words the layout ran together split (``ImpactCategory`` → ``Impact Category``), emphasis marks
+    around signs removed (``2.38_·_104``), and a subscript printed below its formula moved back
+    (``Total (H Non-Seq.)<br>2`` → ``Total (H2 Non-Seq.)``)."""
+    text = cell.strip()
+    if _PLACEHOLDER.match(text):
+        return ""
+    sub = re.match(r"^(.*?)<br>(\d)$", text, re.S)
+    if sub and re.search(r"\b(?:H|CO|CH|SO|NO|N|O)(?=[\s)])", sub.group(1)):
+        text = re.sub(r"\b(H|CO|CH|SO|NO|N|O)(?=[\s)])", rf"\g<1>{sub.group(2)}", sub.group(1), count=1)
+    text = re.sub(r"_(?=[·×−–-])|(?<=[·×−–-])_", "", text.replace("<br>", " ").replace("**", ""))
+    return " ".join(_CAMEL.sub(" ", text).split())
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
+    """A table row written out with its headers and units: its label, then each value with the header of its
+    column and its unit ("Greenhouse gases (GWP 100a): Total (H2 Non-Seq.) 34.8 kg CO2 eq; …"). A unit comes from
+    the row's own unit cell, else from its column header (``kg CO2e kg–1 green coffee``, ``%``). Sub-tables side by
+    side (``|Fertiliser|0.96|95|Fertiliser|0.96|92|``) are read one after the other, each named by the header above
+    its label (``Brazil``, ``Vietnam``)."""
+    headers = [" ".join(dict.fromkeys(h for row in header_rows if j < len(row) and (h := clean_cell(row[j]))))
+               for j in range(len(cells))]
+    clean = [clean_cell(c) for c in cells]
+    unit_col = next((j for j, h in enumerate(headers) if h.lower() in ("unit", "units")), None)
+    row_unit = clean[unit_col] if unit_col is not None and unit_col < len(clean) else ""
+    numeric = [bool(_VALUE_CELL.match(c)) for c in clean]
+    segments: list[tuple[int, str, list[str]]] = []  # (column of the label, label, values)
+    for j, cell in enumerate(clean):
+        if not cell or j == unit_col:
+            continue
+        if numeric[j]:
+            if not segments:
+                segments.append((j, "", []))
+            header = headers[j] if j < len(headers) else ""
+            unit = row_unit or (header if _UNIT_CELL.match(header) else "")
+            name = "" if header == unit else header
+            shown = cell if cell.endswith("%") or not unit else (f"{cell}%" if unit == "%" else f"{cell} {unit}")
+            segments[-1][2].append(f"{name} {shown}".strip())
+        elif not segments or (segments[-1][2] and any(numeric[j + 1:])):
+            segments.append((j, cell, []))
+        elif segments[-1][2]:  # a text value after the values ("Not applicable")
+            header = headers[j] if j < len(headers) else ""
+            segments[-1][2].append(f"{header} {cell}".strip())
+        elif cell != segments[-1][1]:  # a merged label repeated across cells is read once
+            segments[-1] = (segments[-1][0], f"{segments[-1][1]} {cell}".strip(), segments[-1][2])
+    segments = [seg for seg in segments if seg[2]]
+    if not segments:
+        return ""
+    named = len({headers[j] for j, _, _ in segments}) == len(segments) > 1  # "Brazil" and "Vietnam", not twice the same
+    parts = []
+    for j, label, values in segments:
+        name = f"{label} ({headers[j]})" if named and headers[j] and label else label
+        parts.append(f"{name}: " + "; ".join(values) if name else "; ".join(values))
+    return " | ".join(parts)
+
+
+_VALUE_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*(?:\s*[·×x]\s*10\s*[-−–]?\s*\d+|E[-+−]?\d+)?\s*%?$", re.I)
+
+
+def _mark_refuted(units: list[QuotableUnit]) -> list[QuotableUnit]:
+    """Flag the enumerated statements that a following (or preceding) sentence calls misconceptions."""
+    out = list(units)
+    for i, unit in enumerate(units):
+        if unit.reading or not _REFUTES.search(unit.text):
+            continue
+        for j in (*range(i - 1, max(i - 12, -1), -1), *range(i + 1, min(i + 12, len(units)))):
+            if not _STATEMENT_ITEM.match(units[j].text):
+                if j < i:
+                    continue
+                break
+            out[j] = units[j]._replace(refuted=True)
+    return out
 
 
 def _caption(chunk: Chunk) -> str:
     """The text before a table's first row (its caption), or its section title."""
     head = chunk.text.split("\n|", 1)[0] if not chunk.text.startswith("|") else ""
     return collapse(head) or (chunk.section_path[-1] if chunk.section_path else "")
-
-
-def _page_pieces(chunk: Chunk) -> list[tuple[int, str]]:
-    """Sentences of a chunk, never crossing a page boundary (so each has exactly one page)."""
-    bounds = [s.start for s in chunk.page_spans] + [len(chunk.text)]
-    out: list[tuple[int, str]] = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
-        out.extend((start + o, s) for o, s in split_sentences(chunk.text[start:end]))
-    return out
 
 
 def ledger_hash(evidence: Sequence[Evidence]) -> str:

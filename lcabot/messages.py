@@ -38,6 +38,21 @@ def abstain_no_evidence(searched: str, unknown: tuple[str, ...] = ()) -> str:
     )
 
 
+def abstain_not_in_passages(searched: str, absent: list[str]) -> str:
+    """The library has passages close to the question, but none of them is about the thing it names."""
+    names = ", ".join(absent)
+    return (
+        f"The library does not state this: its closest passages never mention {names}, so they are about "
+        f"something else and I won't answer from them. Searched: {searched}. "
+        "Add a document that covers it, or rephrase the question."
+    )
+
+
+def part_not_stated(part: str) -> str:
+    """One part of a multi-part question that the answer's passages do not state."""
+    return f"The passages found do not state this part of the question: “{part}”."
+
+
 def abstain_empty_library() -> str:
     return "The library is empty: ingest PDFs first (lcabot ingest PATH…)."
 
@@ -283,3 +298,21 @@ def graph_fact(fact: GraphFact) -> str:
     """``subject —relation→ object [n, m]``: one knowledge-graph fact as chat shows it."""
     cited = f" [{', '.join(str(n) for n in fact.citations)}]" if fact.citations else ""
     return f"{fact.subject} —{fact.relation.replace('_', ' ')}→ {fact.object}{cited}"
+
+
+# --- answer statements (the wording around verbatim spans; the spans come from the evidence) ----------------------
+
+def quote_statement(text: str) -> str:
+    """A verbatim sentence of the evidence as a statement of the answer."""
+    return f"“{text}”"
+
+
+def table_statement(table: str, reading: str) -> str:
+    """A table row written out with its headers and units: ``Table 7: Greenhouse gases (GWP 100a): Total (H2
+    Non-Seq.) 34.8 kg CO2 eq; …``."""
+    return f"{table}: {reading}" if table else reading
+
+
+def list_statement(lead_in: str, item: str) -> str:
+    """A list item under the sentence that introduces it: ``Under “For all other products …:”: “● 130 km …”``."""
+    return f"Under “{lead_in}”: “{item}”"

@@ -90,6 +90,14 @@ class Evidence:
     text: str
     chunk_id: str
     context: str = ""  # for table rows: caption and row-group label, used to rank the row, never shown as a quote
+    last_page: int = 0  # the PDF page holding the end of the span when it continues across a page break
+    reading: str = ""  # a table row written out with its column headers and units (shown instead of the raw row)
+    refuted: bool = False  # one of the statements the document calls wrong (a misconception)
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        """The PDF pages the span is printed on (one, or two for a sentence continued across a page break)."""
+        return (self.page,) if self.last_page <= self.page else (self.page, self.last_page)
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,7 @@ class Answer:
     abstain_reason: str | None = None
     notes: tuple[str, ...] = ()
     facts: tuple[GraphFact, ...] = ()  # the knowledge-graph facts used (``rag+graph`` only)
+    gate_failures: tuple[str, ...] = ()  # context gates failed by generated statements that were dropped
 
     def to_json(self) -> dict[str, object]:
         """The ``lcabot ask --json`` object."""

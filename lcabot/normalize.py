@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 _SOFT_HYPHEN = "\u00ad"
 _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011]\s*\n\s*(?=[a-z])")
@@ -69,3 +70,42 @@ def _sentences(block: str) -> list[tuple[int, str]]:
         start = m.end()
     out.append((start, block[start:]))
     return out
+
+
+def join_lines(lines: list[str], vocabulary: Counter[str] | None = None) -> str:
+    """The text of a paragraph's lines: joined by newlines, a word hyphenated at a line end made whole again.
+
+    ``envi-`` + ``ronment`` → ``environment``; the hyphen stays when the hyphenated form is a word of the document
+    (``company-specific``, counted in ``vocabulary``) more often than the joined form, and after a digit or a single
+    letter (``1,4-`` + ``dichlorobenzene``, ``n-`` + ``hexane``).
+    """
+    vocabulary = vocabulary or Counter()
+    out = lines[0] if lines else ""
+    for line in lines[1:]:
+        m = _BROKEN_WORD.search(out)
+        if m and line[:1].islower():
+            head = m.group(1)
+            tail = re.match(r"[^\W\d_]+", line)
+            whole = (head + tail.group(0)).lower() if tail else ""
+            hyphenated = f"{head}-{tail.group(0)}".lower() if tail else ""
+            if whole and vocabulary[whole] >= vocabulary[hyphenated]:
+                out = out[: m.start(0) + len(head)] + line
+                continue
+            out = out[: m.end(0)] + line
+            continue
+        out = f"{out}\n{line}"
+    return out
+
+
+_BROKEN_WORD = re.compile(r"(?<![\w-])([^\W\d_]{2,})-$")  # a word of two or more letters, then the hyphen
+_WORD_FORM = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def document_vocabulary(texts: list[str]) -> Counter[str]:
+    """How often each lower-case word and hyphenated compound is written inside a line (not broken at its end)."""
+    words: Counter[str] = Counter()
+    for text in texts:
+        for line in text.splitlines():
+            body = line[:-1] if line.endswith("-") else line
+            words.update(w.lower() for w in _WORD_FORM.findall(body))
+    return words

@@ -13,6 +13,7 @@ from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker
+from lcabot.normalize import document_vocabulary, join_lines, match_key
 
 _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
 _MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)
@@ -23,12 +24,15 @@ _STAMP = re.compile(
 COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
 COLUMN_PROSE_CHARS = 500  # prose per half that makes a page two-column whatever its full-width content
 TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  # "Table 16:", "TABLE 2"
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
 
 
 @dataclass
 class Block:
-    """A unit of page content in reading order. ``kind`` is ``text``, ``table`` or ``heading``."""
+    """A unit of page content in reading order. ``kind`` is ``text``, ``table``, ``heading`` or ``title`` (the
+    document's title as printed on its first page: kept in the page text, not chunked)."""
 
     page: int  # 1-based PDF page index
     kind: str
@@ -123,17 +127,33 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
     body_size = _body_size(pages_lines)
     toc = [(lvl, title.strip(), page) for lvl, title, page in doc.get_toc(simple=True) if title.strip()]
     tracker = HeadingTracker(toc)
+    vocabulary = document_vocabulary(["\n".join(ln.text for ln in lines) for lines in pages_lines])
     blocks: list[Block] = []
     page_texts: list[str] = []
     for i in range(n):
         lines = [ln for ln in pages_lines[i] if _keep_line(ln, heights[i], running)]
-        page_blocks = _page_blocks(lines, pages_tables[i], doc[i].rect.width, body_size, tracker, i + 1)
+        page_blocks = _page_blocks(lines, pages_tables[i], doc[i].rect.width, body_size, tracker, i + 1, vocabulary)
         blocks.extend(page_blocks)
         page_texts.append("\n\n".join(b.text for b in page_blocks))
     title = (doc.metadata or {}).get("title") or _largest_text(pages_lines[0]) or Path(source).stem
+    _mark_title(blocks, title)
     authors = " ".join(((doc.metadata or {}).get("author") or "").split())
     return ParsedDocument(title=title.strip(), authors=authors, page_labels=labels, page_texts=page_texts,
                           blocks=blocks, pages_without_text=no_text)
+
+
+def _mark_title(blocks: list[Block], title: str) -> None:
+    """The document's title printed on its first page is its title, not a passage: every chunk's search text starts
+    with it already, and as body text it outranks the passages that answer (Nab & Maslin 2020, p. 1)."""
+    key = match_key(title)
+    if len(key) < 20:
+        return
+    for block in blocks:
+        if block.page > 1:
+            break
+        text_key = match_key(block.text)
+        if block.kind == "text" and len(text_key) >= 20 and (text_key == key or text_key in key):
+            block.kind = "title"
 
 
 def _no_text_message(pages: list[int], n: int) -> str:
@@ -149,7 +169,7 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
     for table in page.find_tables().tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        markdown = table.to_markdown().strip()
+        markdown = table.to_markdown().strip().translate(_LIGATURES)
         if markdown:
             found.append((tuple(table.bbox), markdown))
     return found
@@ -172,7 +192,10 @@ def _visible(span: dict[str, Any], page_rect: Any, ocr_layer: bool = False) -> b
 def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, float, float]]) -> list[_Line]:
     width = page.rect.width
     out: list[_Line] = []
-    blocks = page.get_text("dict")["blocks"]
+    import pymupdf
+
+    # ligatures expanded (ﬁ → fi): display text is what people read and quotes are matched against
+    blocks = page.get_text("dict", flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES)["blocks"]
     ocr_layer = _is_ocr_layer(blocks)
     numbered = _has_line_numbers(blocks, width)
     for block in blocks:
@@ -356,20 +379,34 @@ def _band(band: list[tuple[tuple[float, float, float, float], Any]], column: Any
 
 
 def _paragraphs(lines: list[_Line]) -> list[list[_Line]]:
-    """Group lines into paragraphs by vertical gaps and horizontal overlap."""
+    """Group lines (in reading order) into paragraphs by vertical gap, horizontal overlap and style.
+
+    A line joins the most recent open paragraph whose last line sits directly above it, not only the paragraph
+    just before it: boxes side by side (an abstract beside a "Correspondence" sidebar, p. 1 of the coffee study)
+    arrive interleaved line by line and are read box by box. Leading tighter than the type (Moretti et al. 2020:
+    line boxes overlapping by 3 pt) still makes one paragraph. Paragraphs come out in order of their first line.
+    """
     paragraphs: list[list[_Line]] = []
     for ln in lines:
-        if paragraphs:
-            prev = paragraphs[-1][-1]
-            gap = ln.bbox[1] - prev.bbox[3]
-            overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
-            same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
-            starts_section = ln.bold and SECTION_START.match(ln.text) is not None
-            if overlaps and -2 <= gap <= max(prev.size, ln.size) * 0.8 and same_style and not starts_section:
-                paragraphs[-1].append(ln)
-                continue
-        paragraphs.append([ln])
+        target = next((para for para in reversed(paragraphs[-_OPEN_PARAGRAPHS:]) if _continues(para[-1], ln)), None)
+        if target is not None:
+            target.append(ln)
+        else:
+            paragraphs.append([ln])
     return paragraphs
+
+
+_OPEN_PARAGRAPHS = 4  # paragraphs a line may continue: side-by-side boxes on one page
+
+
+def _continues(prev: _Line, ln: _Line) -> bool:
+    """True when ``ln`` is the next line of the paragraph ending with ``prev``."""
+    gap = ln.bbox[1] - prev.bbox[3]
+    overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
+    same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
+    starts_section = ln.bold and SECTION_START.match(ln.text) is not None
+    size = max(prev.size, ln.size)
+    return overlaps and -0.5 * size <= gap <= size * 0.8 and same_style and not starts_section
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
@@ -398,6 +435,7 @@ def _page_blocks(
     body_size: float,
     tracker: HeadingTracker,
     page: int,
+    vocabulary: Counter[str] | None = None,
 ) -> list[Block]:
     ordered = _column_sorted_lines(lines, width)
     items: list[tuple[tuple[float, float, float, float], Any]] = []
@@ -411,7 +449,7 @@ def _page_blocks(
         if isinstance(item, str):
             blocks.append(Block(page, "table", item, tracker.path))
             continue
-        text = "\n".join(ln.text for ln in item)
+        text = join_lines([ln.text for ln in item], vocabulary)
         if tracker.observe(text, item[0].size, item[0].bold, body_size, page):
             blocks.append(Block(page, "heading", " ".join(text.split()), tracker.path))
         else:
@@ -420,13 +458,15 @@ def _page_blocks(
 
 
 def _merge_split_headings(items: list[Any]) -> list[Any]:
-    """Join a bold paragraph holding only a section number ("7.18.10") with the bold title that follows it."""
+    """Join a bold paragraph holding only a section number ("7.18.10") with the bold title that follows it in the
+    same type size."""
     out: list[Any] = []
     for item in items:
         prev = out[-1] if out else None
         if (
             isinstance(item, list) and isinstance(prev, list) and len(prev) == 1 and prev[0].bold and item[0].bold
             and NUMBER_ONLY.match(prev[0].text.strip()) and len(item) <= 2
+            and abs(prev[0].size - item[0].size) < 1  # a bold table cell "8.92" above "Annex B" (PEFCR p. 164) is not
         ):
             out[-1] = prev + item
             continue

@@ -48,6 +48,17 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def lexical_terms(terms: Sequence[str]) -> list[str]:
+    """BM25 terms: each content term, and the letters of a term that runs letters into digits ("gwp100" also
+    searches "gwp", which documents print as "GWP 100a")."""
+    out = dict.fromkeys(terms)
+    for term in terms:
+        m = re.fullmatch(r"([^\W\d_]{2,})\d+[a-z]?", term)
+        if m and m.group(1) not in STOPWORDS:
+            out.setdefault(m.group(1))
+    return list(out)
+
+
 class HybridRetriever:
     """Retrieves ``k`` chunks for a question.
 
@@ -68,7 +79,8 @@ class HybridRetriever:
         if not terms:
             return []
         qvec = self._embedder.embed([for_search(query.text)])[0]
-        lexical = self._index.bm25(" ".join(terms), CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
+        lexical = self._index.bm25(" ".join(lexical_terms(terms)), CANDIDATES, doc_ids=query.doc_ids,
+                                   perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
         fused = reciprocal_rank_fusion([[c for c, _ in lexical], [c for c, _ in semantic]])
         if not fused:

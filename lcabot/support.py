@@ -7,13 +7,17 @@ the library, or (c) the retrieved passages hold less than :data:`MIN_COVERAGE` o
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 from lcabot.normalize import for_search
 
+PLACES_PATH = Path(__file__).resolve().parents[1] / "graph_artifacts" / "places.json"
 MIN_COVERAGE = 0.3
 MAX_UNKNOWN_TERMS = 2
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
@@ -85,3 +89,71 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
     unknown = (*unknown_names, *(t for t in terms if df.get(t, 0) == 0 and t not in named))
     coverage = sum(weights[t] for t in found) / total if terms else 0.0
     return Support(coverage, tuple(t for t in terms if t not in found), unknown)
+
+
+_IDENTIFIER = re.compile(r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])")
+_REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\s*$", re.I)
+
+
+@cache
+def place_aliases() -> dict[str, tuple[str, ...]]:
+    """Other names of places and their adjectives (``graph_artifacts/places.json``): "Dutch" → "Netherlands"."""
+    data = json.loads(PLACES_PATH.read_text(encoding="utf-8"))
+    return {k: tuple(v) for k, v in data["aliases"].items()}
+
+
+def specific_terms(question: str) -> list[str]:
+    """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
+    year, ``2021/2279``, ``14067:2018``). Indicator names that run letters into digits (GWP100, PM2.5) name what
+    is measured, not what it is measured for, and are left out."""
+    identifiers = [m.group(0) for m in _IDENTIFIER.finditer(for_search(question))]
+    names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))]
+    return list(dict.fromkeys([*names, *identifiers]))
+
+
+def absent_from_passages(question: str, passages: Sequence[str], in_library: Callable[[str], bool]) -> list[str]:
+    """The question's specific terms that the library holds somewhere but none of the passages that would answer
+    it (Robusta named in a reference list while every retrieved passage is about Arabica), and identifiers of a
+    standard or act the passages do not hold (Recommendation 2021/2279 asked of a library holding the 2018
+    guidance). A place may be written as its other name or its adjective (Dutch → Netherlands), an acronym spelled
+    out (PEFCR). Other names the library never holds are judged by :func:`support` instead.
+
+    Args:
+        question: the question as asked (a follow-up joined to its question).
+        passages: search texts of the retrieved chunks outside reference lists (they start with the document's
+            title, authors and file name).
+        in_library: whether a word occurs anywhere in the library (``SearchIndex.contains_text``).
+    """
+    joined = "\n".join(passages)
+    spaced = _spaceless(joined)
+    missing = []
+    for term in specific_terms(question):
+        forms = (term, *place_aliases().get(term, ()))
+        if any(_word_in(form, joined) for form in forms) or _spelled_out(term, joined):
+            continue
+        if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
+            continue
+        if in_library(term) or re.search(r"\d[/:]\d", term):  # an edition the library does not hold at all
+            missing.append(term)
+    return missing
+
+
+def _word_in(word: str, text: str) -> bool:
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text) is not None
+
+
+def _spelled_out(acronym: str, text: str) -> bool:
+    """An acronym written out in ``text``: PEFCR as "Product Environmental Footprint Category Rules"."""
+    if not (2 <= len(acronym) <= 8 and acronym.isalpha() and acronym.isupper()):
+        return False
+    words = r"\s+(?:(?:of|and|for|the|on)\s+)?".join(rf"{c}[\w-]*" for c in acronym)
+    return re.search(rf"\b{words}", text) is not None
+
+
+def _spaceless(text: str) -> str:
+    return re.sub(r"\s+", "", text).casefold()
+
+
+def is_reference_list(section_path: Sequence[str]) -> bool:
+    """A chunk under a "References" heading: what other works are called, not what this one states."""
+    return bool(section_path) and _REFERENCES.match(section_path[-1]) is not None

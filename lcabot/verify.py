@@ -7,11 +7,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lcabot.gates import failed_gate, units_supported
 from lcabot.models import Citation, Claim, Evidence, GraphFact
 from lcabot.normalize import collapse, match_key
 from lcabot.ports import SearchIndex
+from lcabot.questions import QuestionFrame
+from lcabot.support import term_present
 
 _NUMBER = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*(?![\w])")
+_ASKS_WHERE = re.compile(r"\bwhere\b|\bwhich (?:section|chapter|annex|part)\b", re.I)
 _MARKER = re.compile(r"\[\d+(?:,\s*\d+)*\]|\[E[0-9a-f]{10}\]")
 
 
@@ -22,6 +26,7 @@ class Verified:
     text: str
     dropped: int
     facts: tuple[GraphFact, ...] = ()
+    gate_failures: tuple[str, ...] = ()  # the context gate each dropped claim failed (DESIGN.md §11)
 
 
 def numbers_in(text: str) -> list[str]:
@@ -30,24 +35,33 @@ def numbers_in(text: str) -> list[str]:
 
 
 def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchIndex,
-           facts: Sequence[tuple[GraphFact, Sequence[Evidence]]] = (), max_facts: int = 0) -> Verified:
-    """Keep the claims whose evidence ids all exist, whose quote comes from the cited evidence and is on its page
-    and whose numbers are in the cited evidence; number the citations in order of first use and render ``text``
-    with ``[n]`` markers. A claim citing any id outside the ledger is dropped, not trimmed to its valid ids.
+           facts: Sequence[tuple[GraphFact, Sequence[Evidence]]] = (), max_facts: int = 0,
+           question: QuestionFrame | None = None) -> Verified:
+    """Keep the claims whose evidence ids all exist, whose quote comes from the cited evidence and is on its page,
+    whose numbers are in the cited evidence (with their units) and whose evidence passes the context gates for
+    ``question`` (:mod:`lcabot.gates`); number the citations in order of first use, one per (document, page), and
+    render ``text`` with ``[n]`` markers. Citation markers written inside a claim's text are removed first. A claim
+    citing any id outside the ledger is dropped, not trimmed to its valid ids.
 
-    Graph ``facts`` (each with the evidence of the statements behind it) pass the same test: a fact is kept, with
-    the numbers of its citations (appended after the claims'), when at least one of its quotes is on its cited
-    page; at most ``max_facts`` are kept. Facts never make an answer on their own: without a kept claim there are
-    no facts."""
+    Graph ``facts`` (each with the evidence of the statements behind it) are shown only when they earn their place:
+    not a structural ``defined_in`` fact, naming a concept of the question, stated in a document the kept claims
+    cite, with at least one of its quotes on its cited page; at most ``max_facts``. Facts never make an answer on
+    their own: without a kept claim there are no facts."""
     by_id = {e.evidence_id: e for e in ledger}
     kept: list[Claim] = []
-    citations: dict[tuple[str, int, str], Citation] = {}
+    citations: dict[tuple[str, int], Citation] = {}
     lines: list[str] = []
+    gates: list[str] = []
     for claim in claims:
+        text = " ".join(_MARKER.sub(" ", claim.text).split())
         if not claim.evidence_ids or any(i not in by_id for i in claim.evidence_ids):
             continue
         cited = [by_id[i] for i in dict.fromkeys(claim.evidence_ids)]
-        if not _numbers_supported(claim.text, cited):
+        failed = next((g for e in cited if question is not None and (g := failed_gate(e, question))), None)
+        if failed:
+            gates.append(failed)
+            continue
+        if not _numbers_supported(text, cited) or not units_supported(text, cited):
             continue
         markers: list[int] = []
         for evidence in cited:
@@ -57,49 +71,73 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
                 markers.append(number)
         if not markers:
             continue
-        kept.append(claim)
-        lines.append(f"{claim.text.strip()} " + "".join(f"[{n}]" for n in dict.fromkeys(markers)))
+        kept.append(Claim(text, claim.evidence_ids, claim.quote))
+        lines.append(f"{text} " + "".join(f"[{n}]" for n in dict.fromkeys(markers)))
+    cited_docs = {c.evidence_id for c in citations.values()}
+    cited_docs = {by_id[i].doc_id for i in cited_docs if i in by_id}
     shown: list[GraphFact] = []
     for fact, evidence in facts if kept else ():
         if len(shown) == max_facts:
             break
+        if not _fact_earns_place(fact, evidence, cited_docs, question):
+            continue
         numbers = [n for e in evidence if (n := _cite(e, e.text, citations, index)) is not None]
         if numbers:
             shown.append(GraphFact(fact.subject, fact.relation, fact.object, tuple(dict.fromkeys(numbers))))
-    return Verified(tuple(kept), tuple(citations.values()), "\n".join(lines), len(claims) - len(kept), tuple(shown))
+    return Verified(tuple(kept), tuple(citations.values()), "\n".join(lines), len(claims) - len(kept), tuple(shown),
+                    tuple(gates))
 
 
-def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int, str], Citation],
+def _fact_earns_place(fact: GraphFact, evidence: Sequence[Evidence], cited_docs: set[str],
+                      question: QuestionFrame | None) -> bool:
+    """A graph fact is shown when it names a concept of the question and is stated in a document the answer
+    cites; a structural ``defined_in`` fact only when the question asks where something is defined or set out."""
+    structural = fact.relation == "defined_in" and not (question and _ASKS_WHERE.search(question.text))
+    if structural or not any(e.doc_id in cited_docs for e in evidence):
+        return False
+    return question is None or any(term_present(t, question.text) for name in (fact.subject, fact.object)
+                                   for t in name.lower().split() if len(t) > 3)
+
+
+def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int], Citation],
           index: SearchIndex) -> int | None:
-    """The citation number of ``quote`` from ``evidence`` (a new citation when it is new), or None when the quote is
-    not in the evidence or not on its page (or the page next to it)."""
+    """The citation number of ``quote`` from ``evidence`` (one citation per document and page, showing the first
+    quote cited there), or None when the quote is not in the evidence or not on its page (or the page next to it,
+    or the two pages a sentence continued across a page break is printed on)."""
     if match_key(quote) not in match_key(evidence.text):
         return None  # a quote from elsewhere (even an adjacent page) does not support this evidence
-    page = _page_holding(quote, evidence, index)
-    if page is None:
+    held = _page_holding(quote, evidence, index)
+    if held is None:
         return None
-    key = (evidence.doc_id, page, match_key(quote))
+    page, across = held
+    key = (evidence.doc_id, page)
     if key not in citations:
-        label = evidence.page_label if page == evidence.page else _label(index, evidence.doc_id, page)
+        label = evidence.page_label if across else _label(index, evidence.doc_id, page)
         citations[key] = Citation(len(citations) + 1, evidence.evidence_id, evidence.source, evidence.title,
                                   evidence.section, page, label, quote)
     return citations[key].number
 
 
 def _numbers_supported(text: str, cited: Sequence[Evidence]) -> bool:
-    haystack = match_key(" ".join(f"{e.section or ''} {e.context} {e.text}" for e in cited))
+    # a table row's reading is built from the cells and headers of the page itself
+    haystack = match_key(" ".join(f"{e.section or ''} {e.context} {e.text} {e.reading}" for e in cited))
     return all(match_key(n) in haystack for n in numbers_in(text))
 
 
-def _page_holding(quote: str, evidence: Evidence, index: SearchIndex) -> int | None:
-    """The PDF page whose text holds ``quote``: the evidence's page, else the page before or after it."""
+def _page_holding(quote: str, evidence: Evidence, index: SearchIndex) -> tuple[int, bool] | None:
+    """The PDF page whose text holds ``quote`` (the evidence's page, else the page before or after it), and whether
+    the quote runs on across the page break to the next page."""
     key = match_key(quote)
     if not key:
         return None
     for page in (evidence.page, evidence.page - 1, evidence.page + 1):
         text = index.page_text(evidence.doc_id, page)
         if text is not None and key in match_key(text):
-            return page
+            return page, False
+    if len(evidence.pages) == 2:  # a sentence continued across a page break: on the two pages read together
+        first, second = (index.page_text(evidence.doc_id, p) for p in evidence.pages)
+        if first is not None and second is not None and key in match_key(f"{first}\n{second}"):
+            return evidence.page, True
     return None
 
 

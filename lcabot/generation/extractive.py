@@ -1,4 +1,5 @@
-"""The offline generator: answers with the best verbatim sentences of the evidence ledger."""
+"""The offline generator: a lead statement that gives the asked-for fact, then the best verbatim supporting quotes
+of the evidence ledger (DESIGN.md §11)."""
 
 from __future__ import annotations
 
@@ -8,36 +9,38 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lcabot import messages
+from lcabot.gates import failed_gate
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.ports import Embedder
+from lcabot.questions import QuestionFrame, frame
+from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import content_terms
 from lcabot.support import term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
+KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
-MAX_PARTS = 4  # parts of a multi-part question answered one by one
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?):", re.I
 )
-_PART_BREAK = re.compile(
-    r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
-)
-
-
-def sub_questions(question: str) -> list[str]:
-    """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
-    single question gives a one-element list."""
-    parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
-    return [p for p in parts if len(p.split()) >= 3][:MAX_PARTS] or [question]
+_VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)", re.I)
+_DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
+                      r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b", re.I)
+_TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
 
 class ExtractiveGenerator:
-    """Quotes the best ledger sentences verbatim; each quote is one claim bound to its evidence id.
+    """Answers from the ledger alone: the lead statement gives the best evidence for the first part of the question
+    (a table row written out with its column headers and units, or a verbatim sentence), then the best evidence for
+    each further part, then the best of the rest, up to ``max_sentences`` and at most :data:`MAX_PER_PAGE` from one
+    page. Evidence that fails a context gate (:mod:`lcabot.gates`) is never picked.
 
     A sentence scores by cosine similarity to the question, by the share of the question's content terms it holds
-    (IDF-weighted over the ledger) and by the retrieval rank of its passage (weights :data:`WEIGHTS`). The best
-    sentence for each part of a multi-part question comes first, then the best overall, up to ``max_sentences``
-    and at most :data:`MAX_PER_PAGE` from one page. Citation boilerplate ("How to cite this article") is skipped.
+    (IDF-weighted over the ledger) and by the retrieval rank of its passage (weights :data:`WEIGHTS`), plus
+    :data:`KIND_BONUS`, scaled by that share of terms, when it is what the question's kind asks for (a value with a
+    unit for "how much", a definition for "what is", the study's own words for a question about one study) and a
+    share of it for each scenario word of the question it holds.
     """
 
     name = "extractive"
@@ -47,13 +50,17 @@ class ExtractiveGenerator:
         self._max = max_sentences
 
     def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
-        candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)]
+        asked = frame(question)
+        candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
+                      and failed_gate(e, asked) is None]
         if not candidates:
             return []
-        parts = sub_questions(question)
-        # the best sentence for each part of a multi-part question first, then the best overall
-        rankings = [np.argsort(-self.score(part, candidates), kind="stable") for part in [*parts, question]]
+        parts = asked.parts if len(asked.parts) > 1 else ()
+        # the best evidence for each part of a multi-part question first, then the best overall
+        rankings = [np.argsort(-self.score(part, candidates, asked), kind="stable") for part in [*parts, question]]
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
+        if not parts:
+            order = [int(i) for i in rankings[-1]]
         picked: list[Evidence] = []
         per_page: dict[tuple[str, int], int] = {}
         for i in order:
@@ -64,13 +71,13 @@ class ExtractiveGenerator:
             per_page[(e.doc_id, e.page)] = per_page.get((e.doc_id, e.page), 0) + 1
             if len(picked) == self._max:
                 break
-        return [Claim(f"{e.context}: “{e.text}”" if e.context else f"“{e.text}”", (e.evidence_id,), e.text)
-                for e in picked]
+        return [Claim(statement(e), (e.evidence_id,), e.text) for e in picked]
 
-    def score(self, question: str, evidence: Sequence[Evidence]) -> np.ndarray:
-        """Relevance of each evidence sentence to ``question`` in [0, 1], shape ``(len(evidence),)``.
-        ``evidence`` is in ledger order, i.e. grouped by the rank of the passage it comes from."""
-        texts = [f"{e.context} {e.text}" if e.context else e.text for e in evidence]
+    def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None) -> np.ndarray:
+        """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``), shape
+        ``(len(evidence),)``. ``evidence`` is in ledger order, i.e. grouped by the rank of its passage."""
+        asked = asked or frame(question)
+        texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
         terms = content_terms(question)
@@ -83,5 +90,35 @@ class ExtractiveGenerator:
         for e in evidence:
             ranks.setdefault(e.chunk_id, len(ranks))
         rank = np.array([1.0 / (1 + ranks[e.chunk_id]) for e in evidence])
+        kind = frame(question).kind if question != asked.text else asked.kind
+        # the kind bonus scales with the share of the question's terms the span holds: a value with a unit from an
+        # unrelated table row earns nothing
+        bonus = np.array([_kind_bonus(e, text, kind, asked) for e, text in zip(evidence, texts, strict=True)])
+        bonus = bonus * np.minimum(1.0, 2 * overlap)
         w_cos, w_terms, w_rank = WEIGHTS
-        return w_cos * cosine + w_terms * overlap + w_rank * rank
+        return w_cos * cosine + w_terms * overlap + w_rank * rank + bonus
+
+
+def _kind_bonus(evidence: Evidence, text: str, kind: str, asked: QuestionFrame) -> float:
+    bonus = 0.0
+    if kind in ("numeric", "comparison") and (evidence.reading or _VALUE.search(evidence.text)):
+        bonus += KIND_BONUS
+    if kind == "definition" and _DEFINES.search(evidence.text):
+        bonus += KIND_BONUS
+    if asked.about_document and OWN_STUDY.search(evidence.text):
+        bonus += KIND_BONUS / 2
+    if asked.scenario:
+        lower = text.lower()
+        bonus += KIND_BONUS * sum(1 for w in asked.scenario if w in lower) / len(asked.scenario)
+    return bonus
+
+
+def statement(evidence: Evidence) -> str:
+    """How the answer states one piece of evidence: a table row written out with its headers and units under the
+    table's name, a list item under the sentence that introduces it, else the verbatim sentence in quotes."""
+    if evidence.reading:
+        m = _TABLE_NAME.match(evidence.context)
+        return messages.table_statement(m.group(1) if m else "", evidence.reading)
+    if evidence.context:
+        return messages.list_statement(evidence.context, evidence.text)
+    return messages.quote_statement(evidence.text)

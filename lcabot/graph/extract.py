@@ -86,9 +86,9 @@ class Unit:
 def units(chunk: Chunk, ontology: Ontology) -> list[Unit]:
     """The chunk's quotable units, each with the concepts it names."""
     out = []
-    for offset, text, _context in quotable_units(chunk):
-        norm = normalise(text)
-        out.append(Unit(chunk.chunk_id, chunk.page_at(offset), text, norm, tuple(ontology.mentions(norm))))
+    for unit in quotable_units(chunk):
+        norm = normalise(unit.text)
+        out.append(Unit(chunk.chunk_id, chunk.page_at(unit.offset), unit.text, norm, tuple(ontology.mentions(norm))))
     return out
 
 

@@ -199,6 +199,10 @@ IMPACT = SectionSpec("impact", "Impact assessment", "6.5, 7.2, 7.3",
               _cue(rf"{_CLIMATE_SENTENCE}(?:.*\b(?:stage|phase|process|operation|contribut\w*)s?\b.{{0,80}}"
                    rf"\d+(?:\.\d+)?\s?%|.*\d+(?:\.\d+)?\s?%.{{0,80}}\b(?:stage|phase|process|operation|contribut))"),
               max_quotes=3, citing=False, tables=False, literature=False,
+              # a process's share across a list of impact categories (Moretti et al. 2020, p. 6: "a significant
+              # contribution (20–40%) in the following impact categories …: climate change, human toxicity, …") is
+              # not a carbon footprint stage result
+              exclude=_cue(r"\b(?:following|several|many|other|all(?: the)?|these) impact categories\b"),
               prefer=_cue(r"\bof (?:the )?total\b|\btotal (?:CO2e? |GHG )?emissions\b")),
     FieldSpec("biogenic", "Fossil and biogenic emissions and removals", "6.4, 7.2",
               "biogenic carbon removal uptake fossil carbon emissions reported separately",

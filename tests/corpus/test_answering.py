@@ -72,3 +72,15 @@ def test_ask_json_shape(answerer):
     citation = data["citations"][0]
     assert set(citation) == {"source", "title", "section", "page", "page_label", "quote"}
     assert citation["source"] == "finnveden-2022-attributional-lca-debates.pdf"
+
+
+def test_functional_unit_answer_states_this_studys_unit_not_a_cited_rule(answerer, corpus_index, sources):
+    """Demo question D017: the lead must be the study's own functional unit (p. 7), not the sentence about
+    functional units in general that cites DEFRA and BSI (2011)."""
+    answer = answerer.ask("What functional unit did Nab & Maslin use for their coffee carbon footprint, and which "
+                          "standard framed the scope?")
+    assert not answer.abstained
+    assert "1 kg of green Arabica coffee beans" in answer.text and "PAS 2050:2011" in answer.text
+    assert "must be defined in terms of a functional unit" not in answer.text
+    assert {(c.source, c.page) for c in answer.citations} >= {(COFFEE, 7)}
+    _assert_citations_verbatim(answer, corpus_index, sources)

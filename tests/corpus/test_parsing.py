@@ -104,3 +104,53 @@ def test_two_columns_under_full_width_tables_and_top_of_page_captions():
                      "corresponds to 3.14 kg CO2eq.") in page5
     assert match_key("only genic carbon removal") not in page5
     assert parsed.page_texts[5].startswith("Table 4\n")
+
+
+def test_tight_leading_keeps_a_sentence_with_its_number_moretti_p7():
+    """Moretti et al. 2020 set their lines closer than the type (line boxes overlap by 3 pt): each line used to be a
+    paragraph, and the sentence about the hydrogen dataset ended before its value."""
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    chunks = chunk_document(parsed, "moretti", MORETTI.name)
+    from lcabot.ledger import quotable_units
+
+    units = [u.text for c in chunks for u in quotable_units(c) if c.page_start <= 7 <= c.page_end]
+    assert ("According to the selected dataset (PlasticsEurope, 2005), the production of 1 kg of hydrogen "
+            "generates 9.4 kg CO2eq.") in units
+    assert "Used cooking oil (UCO) has received much attention as feedstock for the production of renewable fuels " \
+           "and bio" in " ".join(parsed.page_texts[0].split())
+
+
+def test_side_by_side_boxes_are_read_box_by_box_coffee_p1(coffee):
+    """The abstract of Nab & Maslin (p. 1) sits beside a Correspondence/Funding sidebar; read line by line the two
+    interleaved ("… demand is expected to tri-" / "Correspondence" / "ple by 2050")."""
+    page = " ".join(coffee.page_texts[0].split())
+    assert ("The average carbon footprint of Arabica coffee from both countries was calculated as 15.33 (±0.72) kg "
+            "of carbon dioxide equivalent per 1 kg of green coffee") in page
+    assert "demand is expected to triple by 2050" in page
+    assert "Correspondence Mark Maslin Email: m.maslin@ucl.ac.uk" in page
+
+
+def test_ligatures_are_written_out_in_display_text_burchart():
+    burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
+    parsed = parse_pdf(burchart.read_bytes(), burchart.name)
+    assert "\ufb01" not in "".join(parsed.page_texts)
+    assert "Results of LCA of hydrogen production by Shell gasification" in " ".join(parsed.page_texts[11].split())
+
+
+def test_table_7_row_reads_with_its_headers_and_unit_burchart_p12():
+    from lcabot.ledger import quotable_units
+
+    burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
+    chunks = chunk_document(parse_pdf(burchart.read_bytes(), burchart.name), "b", burchart.name)
+    readings = [u.reading for c in chunks if c.kind == "table" and c.page_start == 12 for u in quotable_units(c)]
+    assert ("Greenhouse gases (GWP 100a): Total (H2 Non-Seq.) 34.8 kg CO2 eq; Total (H2 Seq.) 19.5 kg CO2 eq; "
+            "Relative Change Seq. vs. Non-Seq. −44.1%") in readings
+
+
+def test_pefcr_annex_b_pages_carry_the_annex_b_heading(pefcr):
+    """A bold table cell "8.92" at the foot of Annex A's last table was taken for a section number and swallowed
+    the "Annex B - PEFCR TEMPLATE" heading (p. 164), so the template's pages were labelled Annex A."""
+    paths = {b.page: b.section_path for b in pefcr.blocks if b.kind == "text"}
+    assert paths[170] == ("Annex B - PEFCR TEMPLATE",)
+    assert paths[163][0].startswith("Annex A")
+    assert paths[209] == ("ANNEX B.1 – List of EF normalisation and weighting factors",)

@@ -91,7 +91,7 @@ def test_questions_lose_chat_markup_and_must_be_reasonable():
 
 
 def test_sub_questions_are_capped():
-    from lcabot.generation.extractive import MAX_PARTS, sub_questions
+    from lcabot.questions import MAX_PARTS, sub_questions
 
     assert sub_questions("What functional unit did they use, and which standard framed the scope?") == [
         "What functional unit did they use", "which standard framed the scope",

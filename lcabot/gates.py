@@ -1,0 +1,93 @@
+"""Context gates: deterministic tests that a quote supports a statement in the answer to *this* question
+(DESIGN.md §11). They run on every claim of either generator, and the offline generator never picks evidence
+that fails one.
+
+A quote fails when it reports another work's result and the question is about one document's own work
+("(DEFRA and BSI, 2011)", "[84]", "previous studies found"); when it is one of the statements its document calls
+wrong; when it is a fragment (it starts mid-sentence or ends on a word no sentence ends with); when it gives a
+baseline value and the question names a scenario or sensitivity case; when it addresses instructions to a reader
+or an AI system. A number with a unit in a claim must occur in its evidence with the same unit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lcabot.models import Evidence
+from lcabot.normalize import match_key
+from lcabot.questions import QuestionFrame
+from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
+
+GATES = ("instruction", "other_work", "refuted", "fragment", "baseline")
+_CITES_OTHER = re.compile(
+    r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
+    r"^Studies have\b|\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
+    r"^According to (?:\[|[A-Z][\w-]+ (?:et al\.|\(|and))|^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w-]+)? \(\d{4}\)",
+    re.I,
+)
+_OPEN_END = re.compile(
+    r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|was|were|is|are|be|than|per|into|while|whereas|"
+    r"concerned with|such as)\s*$", re.I)
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")
+_BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
+_NUMBER_UNIT = re.compile(
+    r"(?<![\w.])([-−–]?\d+(?:[.,]\d+)*)\s*(%|kg\s?CO2\s?e?q?\.?|kg CO2e|g\s?CO2\s?e?q?|t\s?CO2\s?e?q?|kg|g|t|km|MJ|kWh|"
+    r"years?|days?|tonnes?)(?![\w])", re.I)
+
+
+def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
+    """The first gate of :data:`GATES` that ``evidence`` fails as support for an answer to ``question``, else
+    ``None``. Table rows are judged by their reading, never as fragments."""
+    text = evidence.text
+    if INSTRUCTION.search(text):
+        return "instruction"
+    if evidence.refuted:
+        return "refuted"
+    if not evidence.reading and is_fragment(text):
+        return "fragment"
+    if reports_other_work(text) and (question.about_document or _CITES_OTHER.search(text)):
+        return "other_work"
+    if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
+        return "baseline"
+    return None
+
+
+def reports_other_work(text: str) -> bool:
+    """The sentence reports another work ("(Killian et al., 2013)", "[84]", "previous studies found") and does
+    not speak of its own document's work ("this study", "we", "our")."""
+    if OWN_STUDY.search(text):
+        return False
+    return CITATION.search(text) is not None or _CITES_OTHER.search(text) is not None
+
+
+def is_fragment(text: str) -> bool:
+    """A span that is not a whole sentence: it starts in lower case (continued from a text the parser cut), or it
+    ends on a word no sentence ends with ("… was", "… concerned with"), or, not being a list item, it ends with no
+    sentence end at all."""
+    text = text.strip()
+    if not text:
+        return True
+    if _LIST_ITEM.match(text) or text.startswith("|"):
+        return False  # a list item may end "…; and" before the next one
+    if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):
+        return True
+    return not _SENTENCE_END.search(text)
+
+
+def units_supported(claim_text: str, cited: list[Evidence]) -> bool:
+    """Every number written with a unit in ``claim_text`` occurs in the cited evidence with the same unit: next
+    to it in prose, or in the same table row (whose unit cell or column header holds the unit)."""
+    for m in _NUMBER_UNIT.finditer(claim_text):
+        number, unit = match_key(m.group(1)), match_key(m.group(2))
+        if not any(_has(e, number, unit) for e in cited):
+            return False
+    return True
+
+
+def _has(evidence: Evidence, number: str, unit: str) -> bool:
+    if evidence.reading or evidence.text.startswith("|"):
+        row = match_key(f"{evidence.text} {evidence.reading} {evidence.context}")
+        return number in row and unit[:5] in row
+    text = match_key(f"{evidence.text} {evidence.context}")
+    return any(text[m.end():].startswith(unit[:5]) for m in re.finditer(re.escape(number), text))

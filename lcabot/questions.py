@@ -1,0 +1,101 @@
+"""What a question asks for: its kind, its parts, whether it is about one document's own work, and the scenario
+or condition it names. Read deterministically from the question's words (DESIGN.md §11)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lcabot.retrieval import content_terms
+
+KINDS = ("numeric", "definition", "comparison", "procedure", "list", "other")
+MAX_PARTS = 4  # parts of a multi-part question answered one by one
+
+_NUMERIC = re.compile(
+    r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
+    r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
+    r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|threshold|default (?:split|value)|"
+    r"distances?|shares?|results?)\b",
+    re.I,
+)
+_COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
+                         r"\b(?:lower|higher|more|less|better|worse) than\b|\bhow much (?:lower|higher|less|more)\b",
+                         re.I)
+_PROCEDURE = re.compile(r"^\s*how (?:do|does|did|is|are|should|can|to)\b|\bcalculated?\b|\bhandle[ds]?\b|"
+                        r"\bprocedure\b|\bsteps?\b|\bpick\b", re.I)
+_DEFINITION = re.compile(r"^\s*what (?:is|are|does|do|was|were)\b|\bstand for\b|\bdefin(?:e|ed|ition)\b|\bmean\b|"
+                         r"\bfunctional unit\b|\bdeclared unit\b|\bso-called\b", re.I)
+_LIST = re.compile(r"^\s*which\b|\blist\b|\bwhat (?:methods|categories|stages|standards|processes)\b", re.I)
+# The question is about one document's own work ("Nab & Maslin", "the coffee paper", "this study", "they get")
+_ABOUT_DOCUMENT = re.compile(
+    r"\b(?:et al\.?|the (?:coffee|hydrogen|uco|pp|polypropylene|study|paper|article|authors?)|this (?:study|paper)|"
+    r"their|they|[A-Z][a-z]+ (?:&|and) [A-Z][a-z]+|[A-Z][a-z]+'s?\s+\(?\d{4}\)?|\(\d{4}\))", re.I
+)
+# Words that name a scenario or sensitivity case rather than the baseline
+_SCENARIO = re.compile(
+    r"\b(?:with(?:out)? (?:carbon capture|ccs|sequestration|biogenic carbon removal|bcr)|sequestered|"
+    r"not sequestered|non-seq\w*|ccs|sustainable|conventional|sensitivity|alternative|scenario\s+\w+|"
+    r"globally sourced|cargo ship|air freight|freight flight)\b", re.I
+)
+_PART_BREAK = re.compile(
+    r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
+)
+
+
+@dataclass(frozen=True)
+class QuestionFrame:
+    """What a question asks for.
+
+    Attributes:
+        text: the question (a follow-up already joined to the question it continues).
+        kind: one of :data:`KINDS` (``numeric`` covers table values too).
+        parts: the parts of a multi-part question, in order (one element for a single question).
+        about_document: the question is about one document's own work (an author, "the coffee paper", "they").
+        scenario: the scenario or condition words the question names (``without sequestration``, ``sustainable``),
+            lower case; empty for a question about the baseline.
+    """
+
+    text: str
+    kind: str
+    parts: tuple[str, ...]
+    about_document: bool
+    scenario: tuple[str, ...]
+
+    @property
+    def terms(self) -> list[str]:
+        return content_terms(self.text)
+
+
+def sub_questions(question: str) -> list[str]:
+    """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
+    single question gives a one-element list."""
+    parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
+    return [p for p in parts if len(p.split()) >= 3][:MAX_PARTS] or [question]
+
+
+def kind_of(question: str) -> str:
+    """The kind of one question (or part): comparison, procedure, numeric, definition, list, else other."""
+    if _COMPARISON.search(question):
+        return "comparison"
+    if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
+        return "procedure"
+    if re.search(r"\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b", question, re.I):
+        return "definition"
+    if _NUMERIC.search(question):
+        return "numeric"
+    if _DEFINITION.search(question):
+        return "definition"
+    if _LIST.search(question):
+        return "list"
+    return "other"
+
+
+def frame(question: str) -> QuestionFrame:
+    """Classify ``question`` (see :class:`QuestionFrame`)."""
+    return QuestionFrame(
+        text=question,
+        kind=kind_of(question),
+        parts=tuple(sub_questions(question)),
+        about_document=_ABOUT_DOCUMENT.search(question) is not None,
+        scenario=tuple(dict.fromkeys(m.group(0).lower() for m in _SCENARIO.finditer(question))),
+    )
