@@ -34,6 +34,22 @@ _OPEN_WORD = re.compile(
 )
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,3}[.)])\s+")
+
+
+def _continues_list(pending: list[_Piece], piece: _Piece) -> bool:
+    """True when ``piece`` is a further item of a list that a piece of ``pending`` introduces ("… the following
+    rule:"): a rule's items, its exceptions among them, stay in one chunk (PEFCR guidance 7.6, p. 61)."""
+    if not pending or not _LIST_ITEM.match(piece.text):
+        return False
+    for previous in reversed(pending):
+        if previous.text.rstrip().endswith(":"):
+            return True
+        if not _LIST_ITEM.match(previous.text):
+            return False
+    return False
+
+
 def continues_sentence(previous: str, text: str) -> bool:
     """True when ``text`` carries on the sentence that ``previous`` leaves open: ``previous`` ends without a
     sentence end and ``text`` starts in lower case, or ``previous`` ends on a word no sentence ends with ("… was"
@@ -85,7 +101,8 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
         for piece in _split_long(block):
             size = sum(len(p.text) for p in pending)
             piece.joined = bool(pending) and continues_sentence(pending[-1].text, piece.text)
-            if pending and size + len(piece.text) > TARGET_CHARS and not piece.joined:
+            listed = _continues_list(pending, piece) and size + len(piece.text) <= 2 * TARGET_CHARS
+            if pending and size + len(piece.text) > TARGET_CHARS and not piece.joined and not listed:
                 overlap = _last_sentence(pending)
                 flush()
                 pending = [overlap] if overlap else []

@@ -29,6 +29,7 @@ _OPEN_END = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|was|were|is|are|be|than|per|into|while|whereas|"
     r"concerned with|such as)\s*$", re.I)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]\s*$")
+_CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+[a-z]?\s*[–—:.\-]", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
 _NUMBER_UNIT = re.compile(
@@ -62,12 +63,14 @@ def reports_other_work(text: str) -> bool:
 
 
 def is_fragment(text: str) -> bool:
-    """A span that is not a whole sentence: it starts in lower case (continued from a text the parser cut), or it
-    ends on a word no sentence ends with ("… was", "… concerned with"), or, not being a list item, it ends with no
-    sentence end at all."""
+    """A span that is not a whole sentence: a caption ("Equation 19 – …", "Table 33: …"), a span that starts in
+    lower case (continued from a text the parser cut), or ends on a word no sentence ends with ("… was",
+    "… concerned with"), or, not being a list item, ends with no sentence end at all."""
     text = text.strip()
     if not text:
         return True
+    if _CAPTION.match(text) and len(text) < 160:
+        return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing
     if _LIST_ITEM.match(text) or text.startswith("|"):
         return False  # a list item may end "…; and" before the next one
     if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):

@@ -81,8 +81,12 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
         if not text.startswith("|"):
             if _BULLET.match(text):
                 context = lead_in
-            else:
-                context, lead_in = "", (text if text.rstrip().endswith(":") else "")
+            elif text.rstrip().endswith(":"):
+                context, lead_in = "", text
+            else:  # a sentence inside a list item keeps the list open; a new paragraph closes it
+                context = ""
+                if offset == 0 or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
+                    lead_in = ""
             if len(text) >= _MIN_CHARS:
                 units.append(QuotableUnit(offset, text, context, last_page))
             continue

@@ -319,6 +319,9 @@ def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], w
     """
     mid = width / 2
     tol = width * 0.02
+    edges = _column_edges(items, width)
+    if len(edges) >= 3:
+        return _by_columns(items, width, edges)
 
     def column(b: tuple[float, float, float, float]) -> str:
         if b[2] <= mid + tol:
@@ -349,6 +352,47 @@ def _reading_order(items: list[tuple[tuple[float, float, float, float], Any]], w
         else:
             band.append((box, item))
     ordered.extend(_band(band, column))
+    return ordered
+
+
+THREE_COLUMN_MIN_SHARE = 0.15  # of a page's text in each column of a three-column page
+
+
+def _column_edges(items: list[tuple[tuple[float, float, float, float], Any]], width: float) -> list[float]:
+    """Left edges of the columns of a page set in three or more narrow columns (the WBCSD Pathfinder Framework),
+    each holding at least :data:`THREE_COLUMN_MIN_SHARE` of the text in boxes narrower than a third of the page;
+    otherwise an empty list (one or two columns are read by :func:`_reading_order` itself)."""
+    narrow = sorted(((b[0], _text_weight(it)) for b, it in items if b[2] - b[0] < width / 3), key=lambda x: x[0])
+    total = sum(_text_weight(it) for _, it in items) or 1
+    clusters: list[list[tuple[float, int]]] = []
+    for x0, w in narrow:
+        if clusters and x0 - clusters[-1][0][0] <= width * 0.06:
+            clusters[-1].append((x0, w))
+        else:
+            clusters.append([(x0, w)])
+    edges = [min(x for x, _ in c) for c in clusters if sum(w for _, w in c) >= THREE_COLUMN_MIN_SHARE * total]
+    return edges if len(edges) >= 3 else []
+
+
+def _by_columns(items: list[tuple[tuple[float, float, float, float], Any]], width: float,
+                edges: list[float]) -> list[Any]:
+    """Column after column, top to bottom; a box wider than two columns cuts the page into bands."""
+    ordered: list[Any] = []
+    band: list[tuple[tuple[float, float, float, float], Any]] = []
+
+    def flush() -> None:
+        def col(b: tuple[float, float, float, float]) -> int:
+            return max((i for i, e in enumerate(edges) if e <= b[0] + width * 0.02), default=0)
+        ordered.extend(it for _, it in sorted(band, key=lambda x: (col(x[0]), x[0][1])))
+        band.clear()
+
+    for box, item in _by_rows(items):
+        if box[2] - box[0] > 0.6 * width:
+            flush()
+            ordered.append(item)
+        else:
+            band.append((box, item))
+    flush()
     return ordered
 
 
@@ -406,7 +450,9 @@ def _continues(prev: _Line, ln: _Line) -> bool:
     same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
     starts_section = ln.bold and SECTION_START.match(ln.text) is not None
     size = max(prev.size, ln.size)
-    return overlaps and -0.5 * size <= gap <= size * 0.8 and same_style and not starts_section
+    pitch = ln.bbox[1] - prev.bbox[1]  # baseline to baseline, whatever the height of the line boxes
+    close = -0.5 * size <= gap <= size * 0.8 or 0 < pitch <= 1.35 * size
+    return overlaps and close and same_style and not starts_section
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:

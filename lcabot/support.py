@@ -139,7 +139,10 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
 
 
 def _word_in(word: str, text: str) -> bool:
-    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text) is not None
+    """``word`` as a whole word of ``text``; an acronym (TRACI, CO) in its own case, a name in any case (the file
+    name words in a passage's header are lower case: "nab maslin 2020 coffee")."""
+    flags = 0 if word.isupper() else re.I
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, flags) is not None
 
 
 def _spelled_out(acronym: str, text: str) -> bool:

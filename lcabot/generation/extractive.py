@@ -32,9 +32,10 @@ _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
 class ExtractiveGenerator:
     """Answers from the ledger alone: the lead statement gives the best evidence for the first part of the question
-    (a table row written out with its column headers and units, or a verbatim sentence), then the best evidence for
-    each further part, then the best of the rest, up to ``max_sentences`` and at most :data:`MAX_PER_PAGE` from one
-    page. Evidence that fails a context gate (:mod:`lcabot.gates`) is never picked.
+    (a table row written out with its column headers and units, or a verbatim sentence; a list item brings the other
+    items of its list), then the best evidence for each further part, then the best of the rest, up to
+    ``max_sentences`` and at most :data:`MAX_PER_PAGE` from one page. Evidence that fails a context gate
+    (:mod:`lcabot.gates`) is never picked.
 
     A sentence scores by cosine similarity to the question, by the share of the question's content terms it holds
     (IDF-weighted over the ledger) and by the retrieval rank of its passage (weights :data:`WEIGHTS`), plus
@@ -61,6 +62,7 @@ class ExtractiveGenerator:
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
         if not parts:
             order = [int(i) for i in rankings[-1]]
+        order = _with_siblings(order, candidates)
         picked: list[Evidence] = []
         per_page: dict[tuple[str, int], int] = {}
         for i in order:
@@ -97,6 +99,20 @@ class ExtractiveGenerator:
         bonus = bonus * np.minimum(1.0, 2 * overlap)
         w_cos, w_terms, w_rank = WEIGHTS
         return w_cos * cosine + w_terms * overlap + w_rank * rank + bonus
+
+
+def _with_siblings(order: list[int], candidates: Sequence[Evidence]) -> list[int]:
+    """The best span first, followed by the other items of its list when it is a list item: a rule set out as a
+    list is read whole, so its exceptions stay with it (PEFCR guidance 7.6, p. 61: the 1 % cut-off, then the
+    toxicity categories it ignores)."""
+    if not order:
+        return order
+    top = candidates[order[0]]
+    if not top.context or top.reading:
+        return order
+    siblings = [i for i, e in enumerate(candidates)
+                if i != order[0] and e.chunk_id == top.chunk_id and e.context == top.context]
+    return [order[0], *siblings, *(i for i in order[1:] if i not in siblings)]
 
 
 def _kind_bonus(evidence: Evidence, text: str, kind: str, asked: QuestionFrame) -> float:

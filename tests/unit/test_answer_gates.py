@@ -113,3 +113,17 @@ def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
     assert absent_from_passages("Which truck utilisation does the PEFCR guidance give?", passages, library) == []
     assert absent_from_passages("What utilisation does Recommendation (EU) 2021/2279 give?", passages,
                                 library) == ["2021/2279"]
+
+
+def test_author_names_match_the_file_name_words_of_a_passage_header():
+    from lcabot.support import absent_from_passages
+
+    header = ["life cycle assessment synthesis | nab maslin 2020 coffee carbon footprint\nTABLE 2 …"]
+    assert absent_from_passages("In Nab & Maslin's Table 2, what are the growing emissions?", header,
+                                lambda t: True) == []
+
+
+def test_captions_are_labels_not_statements():
+    assert is_fragment("Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)")
+    assert is_fragment("Table 33: How to assign the values to DQR criteria when using company-specific information.")
+    assert not is_fragment("Table 2 shows that air freight dominates the exportation phase.")
