@@ -223,7 +223,7 @@ def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     for key in summaries[modes[0]]:
         table.add_row(key, *(_figure(summaries[m][key]) for m in modes))
     console.print(table)
-    kinds = Table("question type", *(f"{m}: {what}" for m in modes for what in ("n", "key facts", "lead states")))
+    kinds = Table("type", *(f"{m} {what}" for m in modes for what in ("n", "facts", "lead")))
     per_type = {mode: report.by_type() for mode, report in reports.items()}
     for kind in per_type[modes[0]]:
         kinds.add_row(kind, *(_figure(per_type[m][kind][what]) for m in modes

@@ -51,7 +51,31 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"
+    if other_scenario(f"{evidence.context} {evidence.reading or text}", question):
+        return "baseline"
     return None
+
+
+# Scenario words and the words of the scenario they stand against (Nab & Maslin: sustainable vs conventional;
+# Burchart et al.: sequestration vs none)
+_OPPOSITES = (
+    (re.compile(r"\bsustainabl[ey]\b", re.I), re.compile(r"\bconventional(?:ly)?\b", re.I)),
+    (re.compile(r"\bconventional(?:ly)?\b", re.I), re.compile(r"\bsustainabl[ey]\b", re.I)),
+    (re.compile(r"\bnot sequestered\b|\bwithout (?:sequestration|ccs|carbon capture)\b|\bnon-seq", re.I),
+     re.compile(r"(?<!non-)\bseq\.|\bwith (?:sequestration|ccs|carbon capture)\b|\bH2 seq\b", re.I)),
+)
+
+
+def other_scenario(text: str, question: QuestionFrame) -> bool:
+    """The span speaks only of the scenario the question sets against the one it names (conventional coffee for a
+    question about sustainable coffee; a sequestration case for one without)."""
+    asked = " ".join(question.scenario)
+    for named, opposite in _OPPOSITES:
+        if opposite.search(asked):
+            continue  # the question names both sides (a comparison, or a follow-up joined to its question)
+        if named.search(asked) and opposite.search(text) and not named.search(text):
+            return True
+    return False
 
 
 def reports_other_work(text: str) -> bool:

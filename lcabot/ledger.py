@@ -96,7 +96,11 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
             continue
         if any(_NUMBER_CELL.match(c) for c in filled):
             context = " ".join(p for p in (_caption(chunk), panel, group) if p)
-            units.append(QuotableUnit(offset, text, context, last_page, row_reading(cells, header_rows)))
+            reading = row_reading(cells, header_rows)
+            where = ", ".join(p for p in (panel, group) if p)  # "Sustainable, Milling": which total this is
+            if reading and where:
+                reading = f"({where}) {reading}"
+            units.append(QuotableUnit(offset, text, context, last_page, reading))
             data_seen = True
             continue
         label = filled[0] if len(set(filled)) == 1 and re.search(r"[^\W\d_]", filled[0]) else None

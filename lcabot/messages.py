@@ -161,11 +161,28 @@ def pdf_page_note(c: Citation) -> str:
     return f" (PDF p. {c.page})" if c.page_label != str(c.page) else ""
 
 
+SHORT_TITLE_CHARS = 80
+
+
+def short_title(title: str, source: str) -> str:
+    """A title short enough for a source line: up to its colon ("Life cycle assessment synthesis of the carbon
+    footprint of Arabica coffee: Case study of …" → the part before the colon) or its last whole word within
+    :data:`SHORT_TITLE_CHARS` characters, then "…"; the file name when there is no title. The file name is always
+    shown beside it."""
+    title = " ".join(title.split()) or source
+    if len(title) <= SHORT_TITLE_CHARS:
+        return title
+    head = title.split(": ", 1)[0]
+    if 20 <= len(head) <= SHORT_TITLE_CHARS:
+        return head
+    return title[:SHORT_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",;:–-") + "…"
+
+
 def citation(c: Citation) -> str:
     """``[n] title (file), section, p. label (PDF p. n)``; the PDF page only when it differs from the label."""
     page = f"p. {c.page_label}" + pdf_page_note(c)
     section = f", {c.section}" if c.section else ""
-    return f"[{c.number}] {c.title} ({c.source}){section}, {page}"
+    return f"[{c.number}] {short_title(c.title, c.source)} ({c.source}){section}, {page}"
 
 
 # --- chat (Slack and Teams) ---------------------------------------------------------------------------------------

@@ -91,7 +91,9 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
     return Support(coverage, tuple(t for t in terms if t not in found), unknown)
 
 
-_IDENTIFIER = re.compile(r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])")
+_IDENTIFIER = re.compile(
+    r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])|\b[vV]\d+(?:\.\d+)+\b|\bv\d+\b")
+_EDITION = re.compile(r"\d[/:]\d|^[vV]\d")  # an act, a dated standard or a version: 2021/2279, 14067:2018, v7.0
 _REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\s*$", re.I)
 
 
@@ -104,8 +106,8 @@ def place_aliases() -> dict[str, tuple[str, ...]]:
 
 def specific_terms(question: str) -> list[str]:
     """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
-    year, ``2021/2279``, ``14067:2018``). Indicator names that run letters into digits (GWP100, PM2.5) name what
-    is measured, not what it is measured for, and are left out."""
+    year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Indicator names that run letters into digits (GWP100,
+    PM2.5) name what is measured, not what it is measured for, and are left out."""
     identifiers = [m.group(0) for m in _IDENTIFIER.finditer(for_search(question))]
     names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))]
     return list(dict.fromkeys([*names, *identifiers]))
@@ -133,15 +135,15 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
             continue
         if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
             continue
-        if in_library(term) or re.search(r"\d[/:]\d", term):  # an edition the library does not hold at all
+        if in_library(term) or _EDITION.search(term):  # an edition the library does not hold at all
             missing.append(term)
     return missing
 
 
 def _word_in(word: str, text: str) -> bool:
-    """``word`` as a whole word of ``text``; an acronym (TRACI, CO) in its own case, a name in any case (the file
-    name words in a passage's header are lower case: "nab maslin 2020 coffee")."""
-    flags = 0 if word.isupper() else re.I
+    """``word`` as a whole word of ``text``; a short acronym (CO, EF) in its own case, any other name in any case
+    (the file name words in a passage's header are lower case: "nab maslin 2020 coffee", "wbcsd")."""
+    flags = 0 if word.isupper() and len(word) <= 3 else re.I  # CO is not Co; WBCSD is "wbcsd" in a file name
     return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, flags) is not None
 
 

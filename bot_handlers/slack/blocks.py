@@ -155,7 +155,7 @@ def _citation_text(c: Citation, link_for: LinkFor | None) -> str:
     if len(shown_page) > SECTION_TEXT_LIMIT // 2:  # an absurdly long URL: show the label rather than cut the quote
         shown_page = escape(page)
     pdf_page = messages.pdf_page_note(c)
-    title = _clip(c.title.strip() or c.source, NAME_LIMIT)
+    title = _clip(messages.short_title(c.title, c.source), NAME_LIMIT)
     section = f", {escape(_clip(c.section, NAME_LIMIT))}" if c.section and c.section.strip() else ""
     text = f"[{c.number}] *{escape(title)}* ({escape(_clip(c.source, NAME_LIMIT))}){section}, {shown_page}{pdf_page}"
     quote = _clip(" ".join(c.quote.split()), QUOTE_LIMIT)

@@ -142,7 +142,7 @@ def _citation(c: Citation, link_for: LinkFor | None) -> dict:
         except ValueError:
             pass
     pdf_page = messages.pdf_page_note(c)
-    title = escape_markdown(_clip(c.title.strip() or c.source, NAME_LIMIT))
+    title = escape_markdown(_clip(messages.short_title(c.title, c.source), NAME_LIMIT))
     section = f", {escape_markdown(_clip(c.section, NAME_LIMIT))}" if c.section and c.section.strip() else ""
     line = (f"{escape_markdown(f'[{c.number}]')} **{title}** ({escape_markdown(_clip(c.source, NAME_LIMIT))})"
             f"{section}, {shown_page}{pdf_page}")

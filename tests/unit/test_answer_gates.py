@@ -127,3 +127,37 @@ def test_captions_are_labels_not_statements():
     assert is_fragment("Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)")
     assert is_fragment("Table 33: How to assign the values to DQR criteria when using company-specific information.")
     assert not is_fragment("Table 2 shows that air freight dominates the exportation phase.")
+
+
+def test_long_article_titles_are_shortened_in_source_lines():
+    from lcabot import messages
+
+    coffee = ("Life cycle assessment synthesis of the carbon footprint of Arabica coffee: Case study of Brazil and "
+              "Vietnam conventional and sustainable coffee production and export to the United Kingdom")
+    assert messages.short_title(coffee, "nab.pdf") == ("Life cycle assessment synthesis of the carbon footprint of "
+                                                       "Arabica coffee")
+    assert messages.short_title("Validity and conformity tests", "jrc.pdf") == "Validity and conformity tests"
+    assert messages.short_title("", "wbcsd-pathfinder-framework-v1.pdf") == "wbcsd-pathfinder-framework-v1.pdf"
+
+
+def test_the_opposite_scenario_does_not_answer():
+    """Nab & Maslin p. 13: a question about sustainable coffee is not answered by the conventional figure."""
+    q = frame("What is the footprint of one caffe latte made with sustainable coffee?")
+    conventional = _evidence("With the conventional production of coffee beans, the carbon footprints for one "
+                             "serving of caffe latte were 0.55 kg CO2e.")
+    sustainable = _evidence("When produced sustainably, these values were reduced to 0.33, 0.13, and 0.20 kg CO2e.")
+    both = _evidence("Sustainable coffee has a footprint 77% lower than conventional coffee.")
+    assert failed_gate(conventional, q) == "baseline"
+    assert failed_gate(sustainable, q) is None and failed_gate(both, q) is None
+    assert failed_gate(conventional, frame("How does sustainable coffee compare with conventional coffee?")) is None
+
+
+def test_an_edition_the_library_does_not_hold_and_acronyms_in_file_names():
+    from lcabot.support import absent_from_passages
+
+    passages = ["Product Environmental Footprint Category Rules Guidance | ec pefcr guidance v6.3\n7.6 Cut-Off …",
+                "wbcsd pathfinder framework v1\nRecycled materials enter the system burden free."]
+    assert absent_from_passages("What cut-off does PEFCR Guidance v7.0 allow?", passages, lambda t: False) == ["v7.0"]
+    assert absent_from_passages("What cut-off does PEFCR Guidance v6.3 allow?", passages, lambda t: True) == []
+    assert absent_from_passages("How does WBCSD Pathfinder treat recycled materials?", passages,
+                                lambda t: True) == []
