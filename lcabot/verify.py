@@ -79,6 +79,8 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     for fact, evidence in facts if kept else ():
         if len(shown) == max_facts:
             break
+        if question is not None:  # a fact's quote is shown too: it passes the same context gates
+            evidence = [e for e in evidence if failed_gate(e, question) is None]
         if not _fact_earns_place(fact, evidence, cited_docs, question):
             continue
         numbers = [n for e in evidence if (n := _cite(e, e.text, citations, index)) is not None]

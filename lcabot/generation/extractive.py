@@ -133,8 +133,8 @@ def statement(evidence: Evidence) -> str:
     """How the answer states one piece of evidence: a table row written out with its headers and units under the
     table's name, a list item under the sentence that introduces it, else the verbatim sentence in quotes."""
     if evidence.reading:
-        m = _TABLE_NAME.match(evidence.context)
-        return messages.table_statement(m.group(1) if m else "", evidence.reading)
+        m = _TABLE_NAME.match(evidence.context)  # "TABLE 2" as the caption prints it is named "Table 2"
+        return messages.table_statement(m.group(1).capitalize() if m else "", evidence.reading)
     if evidence.context:
         return messages.list_statement(evidence.context, evidence.text)
     return messages.quote_statement(evidence.text)
