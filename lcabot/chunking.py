@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from lcabot.models import Chunk, PageSpan
-from lcabot.normalize import for_search, split_sentences
+from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, for_search, split_sentences
 from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
 
 TARGET_CHARS = 900
@@ -26,7 +26,6 @@ class _Piece:
     joined: bool = False  # continues the previous piece's sentence (across a column or page break)
 
 
-_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]\s*$")
 _FOOTNOTE = re.compile(r"^\d{1,2}\s+[A-Z]")  # "8 From Ecoinvent 3.4, …" below a column is a footnote
 _OPEN_WORD = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|is|are|was|were|be|been|than|per|into|whereas)\s*$",
@@ -34,18 +33,17 @@ _OPEN_WORD = re.compile(
 )
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,3}[.)])\s+")
 
 
 def _continues_list(pending: list[_Piece], piece: _Piece) -> bool:
     """True when ``piece`` is a further item of a list that a piece of ``pending`` introduces ("… the following
     rule:"): a rule's items, its exceptions among them, stay in one chunk (PEFCR guidance 7.6, p. 61)."""
-    if not pending or not _LIST_ITEM.match(piece.text):
+    if not pending or not LIST_ITEM.match(piece.text):
         return False
     for previous in reversed(pending):
         if previous.text.rstrip().endswith(":"):
             return True
-        if not _LIST_ITEM.match(previous.text):
+        if not LIST_ITEM.match(previous.text):
             return False
     return False
 
@@ -57,7 +55,7 @@ def continues_sentence(previous: str, text: str) -> bool:
     previous, text = previous.rstrip(), text.lstrip()
     if not previous or not text or previous.startswith("|") or text.startswith(("|", "•", "●", "-", "–")):
         return False
-    if _SENTENCE_END.search(previous) or TABLE_CAPTION.match(text) or _FOOTNOTE.match(text):
+    if ENDS_SENTENCE.search(previous) or TABLE_CAPTION.match(text) or _FOOTNOTE.match(text):
         return False
     ends_in_word = previous[-1].islower() and len(previous) >= 40  # "… hydrogen generates" before "9.4 kg CO2eq."
     return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and text[0].isdigit())

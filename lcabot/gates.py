@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from lcabot.models import Evidence
-from lcabot.normalize import match_key
+from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
 from lcabot.questions import QuestionFrame
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 
@@ -28,9 +28,7 @@ _CITES_OTHER = re.compile(
 _OPEN_END = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|was|were|is|are|be|than|per|into|while|whereas|"
     r"concerned with|such as)\s*$", re.I)
-_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]\s*$")
 _CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+[a-z]?\s*[–—:.\-]", re.I)
-_LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
 _NUMBER_UNIT = re.compile(
     r"(?<![\w.])([-−–]?\d+(?:[.,]\d+)*)\s*(%|kg\s?CO2\s?e?q?\.?|kg CO2e|g\s?CO2\s?e?q?|t\s?CO2\s?e?q?|kg|g|t|km|MJ|kWh|"
@@ -95,11 +93,11 @@ def is_fragment(text: str) -> bool:
         return True
     if _CAPTION.match(text) and len(text) < 160:
         return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing
-    if _LIST_ITEM.match(text) or text.startswith("|"):
+    if LIST_ITEM.match(text) or text.startswith("|"):
         return False  # a list item may end "…; and" before the next one
     if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):
         return True
-    return not _SENTENCE_END.search(text)
+    return not ENDS_SENTENCE.search(text)
 
 
 def units_supported(claim_text: str, cited: list[Evidence]) -> bool:

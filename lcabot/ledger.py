@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import collapse, split_sentences
+from lcabot.normalize import LIST_ITEM, collapse, split_sentences
 
 _MIN_CHARS = 25
 _NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
@@ -79,7 +79,7 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
     lead_in = ""
     for i, (offset, text, last_page) in enumerate(pieces):
         if not text.startswith("|"):
-            if _BULLET.match(text):
+            if LIST_ITEM.match(text):
                 context = lead_in
             elif text.rstrip().endswith(":"):
                 context, lead_in = "", text
@@ -117,7 +117,6 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
     return _mark_refuted(units)
 
 
-_BULLET = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 _PLACEHOLDER = re.compile(r"^Col\d+$")
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})")
