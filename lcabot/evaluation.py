@@ -132,8 +132,9 @@ def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: in
             continue
         report.ranks[row["id"]] = _rank(answerer.retrieve(row["question"], history=history, k=max(10, k), mode=mode),
                                         sources, row["expected"])
-        # recall@k from the k passages an answer gets (in rag+graph the last of them may be a graph passage)
-        report.at_k[row["id"]] = _rank(answerer.retrieve(row["question"], history=history, k=k, mode=mode),
+        # recall@k from the first k passages an answer gets (in rag+graph the last of them may be a graph passage;
+        # a (k + 1)th, BM25's best when fusion ranked it lower, is not counted)
+        report.at_k[row["id"]] = _rank(answerer.retrieve(row["question"], history=history, k=k, mode=mode)[:k],
                                        sources, row["expected"]) is not None
         answer = answerer.ask(row["question"], history=history, k=k, mode=mode)
         report.false_abstentions += answer.abstained

@@ -61,7 +61,20 @@ _OPPOSITES = (
     (re.compile(r"\bconventional(?:ly)?\b", re.I), re.compile(r"\bsustainabl[ey]\b", re.I)),
     (re.compile(r"\bnot sequestered\b|\bwithout (?:sequestration|ccs|carbon capture)\b|\bnon-seq", re.I),
      re.compile(r"(?<!non-)\bseq\.|\bwith (?:sequestration|ccs|carbon capture)\b|\bH2 seq\b", re.I)),
+    (re.compile(r"(?<!not )\bsequestered\b|\bwith (?:sequestration|ccs|carbon capture)\b|(?<!non-)\bseq\.", re.I),
+     re.compile(r"\bnot sequestered\b|\bwithout (?:sequestration|ccs|carbon capture)\b|\bnon-seq", re.I)),
 )
+
+
+def scenario_share(text: str, question: QuestionFrame) -> float:
+    """Share of the question's scenario words that ``text`` names, in any of their printed forms ("not
+    sequestered" is named by "non-seq."): 0.0 when the question names no scenario."""
+    if not question.scenario:
+        return 0.0
+    lower = text.lower()
+    named = sum(1 for word in question.scenario
+                if word in lower or any(p.search(word) and p.search(text) for p, _ in _OPPOSITES))
+    return named / len(question.scenario)
 
 
 def other_scenario(text: str, question: QuestionFrame) -> bool:

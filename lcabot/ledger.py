@@ -159,20 +159,23 @@ def row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
     its label (``Brazil``, ``Vietnam``)."""
     headers = [" ".join(dict.fromkeys(h for row in header_rows if j < len(row) and (h := clean_cell(row[j]))))
                for j in range(len(cells))]
-    clean = [clean_cell(c) for c in cells]
-    unit_col = next((j for j, h in enumerate(headers) if h.lower() in ("unit", "units")), None)
-    row_unit = clean[unit_col] if unit_col is not None and unit_col < len(clean) else ""
+    clean = [clean_cell(c) for c in _split_merged(cells)]
+    unit_cols = [j for j, h in enumerate(headers) if h.lower() in ("unit", "units")]
     numeric = [bool(_VALUE_CELL.match(c)) for c in clean]
     segments: list[tuple[int, str, list[str]]] = []  # (column of the label, label, values)
     for j, cell in enumerate(clean):
-        if not cell or j == unit_col:
+        if not cell or j in unit_cols:
             continue
         if numeric[j]:
             if not segments:
                 segments.append((j, "", []))
             header = headers[j] if j < len(headers) else ""
-            unit = row_unit or (header if _UNIT_CELL.match(header) else "")
-            name = "" if header == unit else header
+            name, unit = _header_unit(header)
+            # the row's unit is in the unit column nearest the value (each side of an INPUT | OUTPUT table has one)
+            near = min((u for u in unit_cols if u < len(clean)), key=lambda u: (abs(u - j), u < j), default=None)
+            row_unit = clean[near] if near is not None else ""
+            unit = unit or row_unit or (header if _UNIT_CELL.match(header) else "")
+            name = "" if header == unit else name
             shown = cell if cell.endswith("%") or not unit else (f"{cell}%" if unit == "%" else f"{cell} {unit}")
             segments[-1][2].append(f"{name} {shown}".strip())
         elif not segments or (segments[-1][2] and any(numeric[j + 1:])):
@@ -191,6 +194,27 @@ def row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
         name = f"{label} ({headers[j]})" if named and headers[j] and label else label
         parts.append(f"{name}: " + "; ".join(values) if name else "; ".join(values))
     return " | ".join(parts)
+
+
+def _split_merged(cells: list[str]) -> list[str]:
+    """Undo a label and its value that PyMuPDF ran into one cell and repeated in the next
+    (``|Coal transport (rail)<br>100|Coal transport (rail)<br>100|km|`` → ``|Coal transport (rail)|100|km|``,
+    Burchart et al. 2023, Table 6)."""
+    out = list(cells)
+    for j in range(len(out) - 1):
+        m = re.match(r"^(.*\S)\s*<br>\s*([-−–]?\d[\d.,]*)$", out[j].strip(), re.S)
+        if m and out[j + 1].strip() == out[j].strip():
+            out[j], out[j + 1] = m.group(1), m.group(2)
+    return out
+
+
+def _header_unit(header: str) -> tuple[str, str]:
+    """A column header split into its name and the unit it prints in brackets: "Contribution (%)" → ("Contribution",
+    "%"), "Hydrogen yield rate [kg H2/GJ]" → ("Hydrogen yield rate", "kg H2/GJ"); else (header, "")."""
+    m = re.match(r"^(.*?)\s*[(\[]([^()\[\]]+)[)\]]$", header)
+    if m and _UNIT_CELL.match(m.group(2).strip()):
+        return m.group(1).strip(), m.group(2).strip()
+    return header, ""
 
 
 _VALUE_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*(?:\s*[·×x]\s*10\s*[-−–]?\s*\d+|E[-+−]?\d+)?\s*%?$", re.I)

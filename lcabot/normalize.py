@@ -19,6 +19,8 @@ _KEY_HYPHEN = re.compile(r"(?<=[^\W\d_])-\s+(?=[^\W\d_])")
 _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
 LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")  # "● …", "- …", "3) …", "(iv) …"
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
+# a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
+_ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
 _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
@@ -62,15 +64,20 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
 
 
 def _sentences(block: str) -> list[tuple[int, str]]:
+    """Sentences of one paragraph; a numbered statement on its own line starts a new one even after a colon
+    ("… are often made:\n1) Air freight is negligible …")."""
     out: list[tuple[int, str]] = []
-    start = 0
-    for m in _SENTENCE_END.finditer(block):
-        candidate = block[start:m.start()]
-        if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
-            continue
-        out.append((start, candidate))
-        start = m.end()
-    out.append((start, block[start:]))
+    bounds = [0, *(m.end() for m in _ITEM_START.finditer(block)), len(block) + 1]
+    for base, end in zip(bounds, bounds[1:], strict=False):
+        piece = block[base:end - 1]
+        start = 0
+        for m in _SENTENCE_END.finditer(piece):
+            candidate = piece[start:m.start()]
+            if _ABBREV.search(candidate.rstrip(".\"'”’)") + "."):
+                continue
+            out.append((base + start, candidate))
+            start = m.end()
+        out.append((base + start, piece[start:]))
     return out
 
 

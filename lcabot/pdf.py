@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker
 from lcabot.normalize import document_vocabulary, join_lines, match_key
+from lcabot.retrieval import content_terms
+from lcabot.support import term_present
 
 _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
 _MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)
@@ -135,7 +139,7 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
         page_blocks = _page_blocks(lines, pages_tables[i], doc[i].rect.width, body_size, tracker, i + 1, vocabulary)
         blocks.extend(page_blocks)
         page_texts.append("\n\n".join(b.text for b in page_blocks))
-    title = (doc.metadata or {}).get("title") or _largest_text(pages_lines[0]) or Path(source).stem
+    title = _title((doc.metadata or {}).get("title") or "", pages_lines) or Path(source).stem
     _mark_title(blocks, title)
     authors = " ".join(((doc.metadata or {}).get("author") or "").split())
     return ParsedDocument(title=title.strip(), authors=authors, page_labels=labels, page_texts=page_texts,
@@ -175,14 +179,22 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
     return found
 
 
-def _visible(span: dict[str, Any], page_rect: Any, ocr_layer: bool = False) -> bool:
-    """False for text a reader cannot see: white or near-white, transparent, microscopic or off the page.
+def _visible(span: dict[str, Any], page_rect: Any, ocr_layer: bool = False,
+             backgrounds: Callable[[], list[Any]] = list) -> bool:
+    """False for text a reader cannot see: white or near-white (unless printed on a picture or a coloured fill,
+    as on a report cover), transparent, microscopic or off the page.
 
     On an ``ocr_layer`` page transparent text is kept: it is the text OCR software lays invisibly over a scan.
+    ``backgrounds`` gives the page's pictures and non-white fills (rectangles), computed only when needed.
     """
     color = span["color"]
-    if all((color >> shift) & 0xFF >= _NEAR_WHITE for shift in (16, 8, 0)) or span["size"] < 2:
+    if span["size"] < 2:
         return False
+    if all((color >> shift) & 0xFF >= _NEAR_WHITE for shift in (16, 8, 0)):
+        x0, y0, x1, y1 = span["bbox"]
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if not any(r.x0 <= cx <= r.x1 and r.y0 <= cy <= r.y1 for r in backgrounds()):
+            return False
     if span.get("alpha", 255) == 0 and not ocr_layer:
         return False
     x0, y0, x1, y1 = span["bbox"]
@@ -195,29 +207,128 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
     import pymupdf
 
     # ligatures expanded (ﬁ → fi): display text is what people read and quotes are matched against
-    blocks = page.get_text("dict", flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES)["blocks"]
+    blocks = _on_screen(page.get_text("dict", flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES)
+                        ["blocks"], page)
     ocr_layer = _is_ocr_layer(blocks)
     numbered = _has_line_numbers(blocks, width)
+    backgrounds = cache(lambda: _backgrounds(page, blocks))
+    raw = cache(lambda: _on_screen(page.get_text("rawdict", flags=pymupdf.TEXTFLAGS_RAWDICT
+                                                 & ~pymupdf.TEXT_PRESERVE_LIGATURES)["blocks"], page))
+    rows: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []  # (spans with spaces, inked spans) per line
     for block in blocks:
         for line in block.get("lines", []):
             if line["dir"] != (1.0, 0.0) and abs(line["dir"][1]) > 0.1:
                 continue  # rotated margin text (download stamps, vertical labels)
             kept = [s for s in line["spans"] if not s["text"].strip()
-                    or (_visible(s, page.rect, ocr_layer) and not (numbered and _is_margin_line_number(s, width)))]
+                    or (_visible(s, page.rect, ocr_layer, backgrounds)
+                        and not (numbered and _is_margin_line_number(s, width)))]
             spans = [s for s in kept if s["text"].strip()]  # geometry and style come from the inked spans
-            if not spans:
+            if spans:
+                rows.append((kept, spans))
+    for kept, spans in _join_subscripts(rows, lambda span: _chars(raw(), span)):
+        x0 = min(s["bbox"][0] for s in spans)
+        y0 = min(s["bbox"][1] for s in spans)
+        x1 = max(s["bbox"][2] for s in spans)
+        y1 = max(s["bbox"][3] for s in spans)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in table_boxes):
+            continue
+        text = "".join(s["text"] for s in kept).strip()  # spaces may be spans of their own
+        main = max(spans, key=lambda s: len(s["text"].strip()))
+        bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
+        out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
+    return out
+
+
+def _join_subscripts(rows: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]],
+                     chars_of: Callable[[dict[str, Any]], list[dict[str, Any]]]
+                     ) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """A subscript digit that the PDF writes after the rest of its line (``… kg CO eq …`` then a lowered ``2``)
+    is put back right after its formula, so the line reads ``kg CO2 eq``. A line is such a subscript when it is one
+    or two digits in smaller type, inside another line's height, starting where a capital letter of that line ends
+    (``chars_of`` gives a span's characters with their boxes)."""
+    out: list[tuple[list[dict[str, Any]], list[dict[str, Any]]] | None] = list(rows)
+    for i, (_, spans) in enumerate(rows):
+        if len(spans) != 1 or not re.fullmatch(r"\d{1,2}", spans[0]["text"].strip()):
+            continue
+        sub = spans[0]
+        sx0, sy0, _, sy1 = sub["bbox"]
+        for j, row in enumerate(out):
+            if j == i or row is None:
                 continue
-            x0 = min(s["bbox"][0] for s in spans)
-            y0 = min(s["bbox"][1] for s in spans)
-            x1 = max(s["bbox"][2] for s in spans)
-            y1 = max(s["bbox"][3] for s in spans)
-            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-            if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in table_boxes):
+            host_kept, host_spans = row
+            top, bottom = min(s["bbox"][1] for s in host_spans), max(s["bbox"][3] for s in host_spans)
+            if sub["size"] >= 0.85 * max(s["size"] for s in host_spans) or not top < (sy0 + sy1) / 2 < bottom:
                 continue
-            text = "".join(s["text"] for s in kept).strip()  # spaces may be spans of their own
-            main = max(spans, key=lambda s: len(s["text"].strip()))
-            bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
-            out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
+            split = _subscript_place(host_kept, sx0, chars_of)
+            if split is not None:
+                k, at = split
+                span = host_kept[k]
+                pieces = [{**span, "text": span["text"][:at]}, sub, {**span, "text": span["text"][at:]}]
+                out[j] = ([*host_kept[:k], *pieces, *host_kept[k + 1:]], [*host_spans, sub])
+                out[i] = None
+                break
+    return [row for row in out if row is not None]
+
+
+def _subscript_place(spans: list[dict[str, Any]], x: float,
+                     chars_of: Callable[[dict[str, Any]], list[dict[str, Any]]]) -> tuple[int, int] | None:
+    """``(span index, character offset)`` right after the capital letter of ``spans`` that ends at ``x``."""
+    for k, span in enumerate(spans):
+        if not span["text"].strip() or not span["bbox"][0] - 1.5 <= x <= span["bbox"][2] + 1.5:
+            continue
+        chars = chars_of(span)
+        if "".join(c["c"] for c in chars) != span["text"]:
+            return None
+        at = next((n for n, c in enumerate(chars) if c["c"].isupper() and abs(c["bbox"][2] - x) < 1.5), None)
+        return None if at is None else (k, at + 1)
+    return None
+
+
+def _backgrounds(page: Any, blocks: list[dict[str, Any]]) -> list[Any]:
+    """The rectangles (on screen) of a page's pictures and of its filled shapes in a colour other than near-white."""
+    import pymupdf
+
+    out = [pymupdf.Rect(b["bbox"]) for b in blocks if b.get("type") == 1]
+    for path in page.get_drawings():
+        fill = path.get("fill")
+        if fill and not all(c * 255 >= _NEAR_WHITE for c in fill[:3]) and path.get("fill_opacity", 1) > 0.5:
+            out.append(path["rect"] * page.rotation_matrix)
+    return out
+
+
+def _chars(raw_blocks: list[dict[str, Any]], span: dict[str, Any]) -> list[dict[str, Any]]:
+    """The characters (``{"c", "bbox"}``) of the ``rawdict`` span with the same box as ``span``."""
+    key = tuple(round(v, 1) for v in span["bbox"])
+    for block in raw_blocks:
+        for line in block.get("lines", []):
+            for raw_span in line["spans"]:
+                if tuple(round(v, 1) for v in raw_span["bbox"]) == key:
+                    return raw_span["chars"]
+    return []
+
+
+def _on_screen(blocks: list[dict[str, Any]], page: Any) -> list[dict[str, Any]]:
+    """Text blocks with boxes and writing directions as the page shows on screen: a page with ``/Rotate 90`` or
+    ``/Rotate 270`` whose text reads upright is read like any other (PyMuPDF reports it unrotated, running down)."""
+    if not page.rotation:
+        return blocks
+    import pymupdf
+
+    to_screen, turn = page.rotation_matrix, pymupdf.Matrix(page.rotation)
+
+    def box(bbox: Any) -> tuple[float, float, float, float]:
+        return tuple(pymupdf.Rect(bbox) * to_screen)
+
+    out = []
+    for block in blocks:
+        lines = [{**line, "bbox": box(line["bbox"]),
+                  "dir": tuple(round(v, 6) + 0.0 for v in pymupdf.Point(line["dir"]) * turn),
+                  "spans": [{**span, "bbox": box(span["bbox"]),
+                             **({"chars": [{**c, "bbox": box(c["bbox"])} for c in span["chars"]]}
+                                if "chars" in span else {})} for span in line["spans"]]}
+                 for line in block.get("lines", [])]
+        out.append({**block, "bbox": box(block["bbox"]), **({"lines": lines} if "lines" in block else {})})
     return out
 
 
@@ -295,6 +406,18 @@ def _body_size(pages_lines: list[list[_Line]]) -> float:
         for ln in lines:
             sizes[ln.size] += len(ln.text)
     return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _title(metadata_title: str, pages_lines: list[list[_Line]]) -> str | None:
+    """The metadata title when the first two pages print most of its words, else the largest type on the first
+    page, else the metadata title. A template's leftover title loses to the printed one (the JRC ILCD compliance
+    rules carry "Validity and conformity tests" and print "Compliance rules and entry-level requirements")."""
+    printed = _largest_text(pages_lines[0]) if pages_lines else None
+    words = content_terms(metadata_title)
+    if not words or not printed:
+        return metadata_title.strip() or printed
+    first_pages = " ".join(ln.text for lines in pages_lines[:2] for ln in lines)
+    return metadata_title.strip() if sum(term_present(w, first_pages) for w in words) >= len(words) / 2 else printed
 
 
 def _largest_text(lines: list[_Line]) -> str | None:

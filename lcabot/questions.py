@@ -37,6 +37,22 @@ _SCENARIO = re.compile(
     r"not sequestered|non-seq\w*|ccs|sustainable|conventional|sensitivity|alternative|scenario\s+\w+|"
     r"globally sourced|cargo ship|air freight|freight flight)\b", re.I
 )
+# The section or clause a question names ("section 7.2.1 of Pathfinder", "clause 6.3.5", "Annex B.2")
+_SECTION = re.compile(r"\b(?:section|clause|chapter|§|annex)\s*((?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\b)", re.I)
+# The quantity a numeric question asks for, and the unit a value of it is printed with
+QUANTITIES = (
+    ("%", re.compile(r"\b(?:percent(?:age)?|per cent|shares?|proportion|contribut\w*)\b|%", re.I),
+     re.compile(r"\d\s*%")),
+    ("duration", re.compile(r"\bhow long\b|\b(?:validity|valid|period)\b", re.I),
+     re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:years?|months?|weeks?|days?)\b",
+                re.I)),
+    ("distance", re.compile(r"\b(?:distances?|how far)\b", re.I), re.compile(r"\d\s*km\b", re.I)),
+    ("CO2e", re.compile(r"\b(?:gwp\d*\w?|global warming|climate change|carbon footprints?|ghg|greenhouse gas\w*|"
+                        r"co2e?q?|emissions?|kg co2)\b", re.I),
+     re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
+    ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
+     re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
+)
 _PART_BREAK = re.compile(
     r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
 )
@@ -53,6 +69,9 @@ class QuestionFrame:
         about_document: the question is about one document's own work (an author, "the coffee paper", "they").
         scenario: the scenario or condition words the question names (``without sequestration``, ``sustainable``),
             lower case; empty for a question about the baseline.
+        section: the section, clause or annex number the question names (``7.2.1``), else ``""``.
+        quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
+            ``duration``, ``distance``, ``energy``), else ``""``.
     """
 
     text: str
@@ -60,6 +79,8 @@ class QuestionFrame:
     parts: tuple[str, ...]
     about_document: bool
     scenario: tuple[str, ...]
+    section: str = ""
+    quantity: str = ""
 
     @property
     def terms(self) -> list[str]:
@@ -90,12 +111,26 @@ def kind_of(question: str) -> str:
     return "other"
 
 
+def quantity_of(question: str) -> str:
+    """The name of the quantity a numeric question asks for (first of :data:`QUANTITIES` it names), else ``""``."""
+    return next((name for name, asked, _ in QUANTITIES if asked.search(question)), "")
+
+
+def states_quantity(text: str, quantity: str) -> bool:
+    """True when ``text`` prints a value of ``quantity`` with its unit ("34.8 kg CO2-eq./kg H2", "50.3%")."""
+    return any(name == quantity and printed.search(text) for name, _, printed in QUANTITIES)
+
+
 def frame(question: str) -> QuestionFrame:
     """Classify ``question`` (see :class:`QuestionFrame`)."""
+    kind = kind_of(question)
+    section = _SECTION.search(question)
     return QuestionFrame(
         text=question,
-        kind=kind_of(question),
+        kind=kind,
         parts=tuple(sub_questions(question)),
         about_document=_ABOUT_DOCUMENT.search(question) is not None,
         scenario=tuple(dict.fromkeys(m.group(0).lower() for m in _SCENARIO.finditer(question))),
+        section=section.group(1) if section else "",
+        quantity=quantity_of(question) if kind in ("numeric", "comparison") else "",
     )

@@ -10,23 +10,29 @@ from collections.abc import Sequence
 import numpy as np
 
 from lcabot import messages
-from lcabot.gates import failed_gate
+from lcabot.gates import failed_gate, scenario_share
+from lcabot.graph.ontology import load as load_ontology
+from lcabot.graph.ontology import normalise
 from lcabot.models import Claim, Evidence, Turn
+from lcabot.normalize import for_search
 from lcabot.ports import Embedder
-from lcabot.questions import QuestionFrame, frame
+from lcabot.questions import QuestionFrame, frame, states_quantity
 from lcabot.report.units import OWN_STUDY
-from lcabot.retrieval import content_terms
+from lcabot.retrieval import STOPWORDS, WORD, content_terms
 from lcabot.support import term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
+PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
+LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?):", re.I
 )
 _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
                       r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b", re.I)
+_ONTOLOGY = load_ontology()
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
 
@@ -38,10 +44,14 @@ class ExtractiveGenerator:
     (:mod:`lcabot.gates`) is never picked.
 
     A sentence scores by cosine similarity to the question, by the share of the question's content terms it holds
-    (IDF-weighted over the ledger) and by the retrieval rank of its passage (weights :data:`WEIGHTS`), plus
-    :data:`KIND_BONUS`, scaled by that share of terms, when it is what the question's kind asks for (a value with a
-    unit for "how much", a definition for "what is", the study's own words for a question about one study) and a
-    share of it for each scenario word of the question it holds.
+    (IDF-weighted over the ledger; a term of an ontology concept counts under any of the concept's names, "LCI" for
+    "life cycle inventory") and by the retrieval rank of its passage (weights :data:`WEIGHTS`), by the share of the
+    question's word pairs it holds (:data:`PHRASE_WEIGHT`), plus :data:`KIND_BONUS`, scaled by that share of terms,
+    when it is what the question's kind asks for (a value for "how much", twice when in the unit of the quantity
+    asked for; a definition for "what is"; the study's own words for a question about one study), a share of it for
+    each scenario word of the question it names (in any printed form: "non-seq." for "not sequestered"), and the
+    whole bonus when it is in the section the question names. For a question asking for a value, the best of the
+    first :data:`LEAD_WINDOW` spans that states one leads.
     """
 
     name = "extractive"
@@ -62,7 +72,7 @@ class ExtractiveGenerator:
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
         if not parts:
             order = [int(i) for i in rankings[-1]]
-        order = _with_siblings(order, candidates)
+        order = _with_siblings(_value_first(order, candidates, frame(parts[0]) if parts else asked), candidates)
         picked: list[Evidence] = []
         per_page: dict[tuple[str, int], int] = {}
         for i in order:
@@ -83,22 +93,47 @@ class ExtractiveGenerator:
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
         terms = content_terms(question)
-        present = {t: [term_present(t, text) for text in texts] for t in terms}
+        # a term of a concept the question names is present where the concept is, under any of its names
+        # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2")
+        concepts = _concept_terms(question)
+        named = [{m.name for m in _ONTOLOGY.mentions(normalise(text))} for text in texts] if concepts else []
+        present = {t: [term_present(t, text) or (t in concepts and bool(concepts[t] & named[i])) for i, text in
+                       enumerate(texts)] for t in terms}
         # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
         weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) for t, hits in present.items()}
         total = sum(weight.values()) or 1.0
         overlap = np.array([sum(weight[t] for t in terms if present[t][i]) for i in range(len(evidence))]) / total
+        pairs = _word_pairs(question)
+        if pairs:
+            spans = [f" {' '.join(WORD.findall(for_search(text).lower()))} " for text in texts]
+            phrase = np.array([sum(1 for p in pairs if f" {p} " in span) for span in spans]) / len(pairs)
+        else:
+            phrase = np.zeros(len(evidence))
         ranks: dict[str, int] = {}
         for e in evidence:
             ranks.setdefault(e.chunk_id, len(ranks))
         rank = np.array([1.0 / (1 + ranks[e.chunk_id]) for e in evidence])
-        kind = frame(question).kind if question != asked.text else asked.kind
+        part = frame(question) if question != asked.text else asked
         # the kind bonus scales with the share of the question's terms the span holds: a value with a unit from an
         # unrelated table row earns nothing
-        bonus = np.array([_kind_bonus(e, text, kind, asked) for e, text in zip(evidence, texts, strict=True)])
+        bonus = np.array([_kind_bonus(e, text, part, asked) for e, text in zip(evidence, texts, strict=True)])
         bonus = bonus * np.minimum(1.0, 2 * overlap)
+        if asked.section:  # the question names the section: its own text is what it asks about
+            bonus += np.array([KIND_BONUS * _in_section(e, asked.section) for e in evidence])
         w_cos, w_terms, w_rank = WEIGHTS
-        return w_cos * cosine + w_terms * overlap + w_rank * rank + bonus
+        return w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase + bonus
+
+
+def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
+    """For a question asking for a value, the best of the first :data:`LEAD_WINDOW` spans that states one (in the
+    unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact."""
+    if asked.kind not in ("numeric", "comparison"):
+        return order
+    def states(e: Evidence) -> bool:
+        shown = e.reading or e.text
+        return states_quantity(shown, asked.quantity) if asked.quantity else bool(e.reading or _VALUE.search(shown))
+    lead = next((i for i in order[:LEAD_WINDOW] if states(candidates[i])), None)
+    return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 
 def _with_siblings(order: list[int], candidates: Sequence[Evidence]) -> list[int]:
@@ -115,18 +150,47 @@ def _with_siblings(order: list[int], candidates: Sequence[Evidence]) -> list[int
     return [order[0], *siblings, *(i for i in order[1:] if i not in siblings)]
 
 
-def _kind_bonus(evidence: Evidence, text: str, kind: str, asked: QuestionFrame) -> float:
+def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
+    """The bonus for being what ``part`` (of the question ``asked``) asks for: a value (twice when printed in the
+    unit of the quantity asked for), a definition, the study's own words, the scenario named."""
     bonus = 0.0
-    if kind in ("numeric", "comparison") and (evidence.reading or _VALUE.search(evidence.text)):
-        bonus += KIND_BONUS
-    if kind == "definition" and _DEFINES.search(evidence.text):
+    shown = evidence.reading or evidence.text
+    if part.kind in ("numeric", "comparison"):
+        if part.quantity and states_quantity(shown, part.quantity):
+            bonus += 2 * KIND_BONUS
+        elif evidence.reading or _VALUE.search(evidence.text):
+            bonus += KIND_BONUS
+    if part.kind == "definition" and _DEFINES.search(evidence.text):
         bonus += KIND_BONUS
     if asked.about_document and OWN_STUDY.search(evidence.text):
         bonus += KIND_BONUS / 2
-    if asked.scenario:
-        lower = text.lower()
-        bonus += KIND_BONUS * sum(1 for w in asked.scenario if w in lower) / len(asked.scenario)
-    return bonus
+    return bonus + KIND_BONUS * scenario_share(text, asked)
+
+
+def _word_pairs(question: str) -> list[str]:
+    """Adjacent word pairs of ``question`` that name something ("air freight", "validation statement", "A factor"):
+    neither word a stop word, unless it is a capital letter naming a parameter."""
+    words = WORD.findall(for_search(question))
+    keep = [(w.isupper() and len(w) == 1) or (w.lower() not in STOPWORDS and len(w) > 1) for w in words]
+    return list(dict.fromkeys(f"{words[i].lower()} {words[i + 1].lower()}" for i in range(len(words) - 1)
+                              if keep[i] and keep[i + 1]))
+
+
+def _in_section(evidence: Evidence, number: str) -> bool:
+    """The span is in section ``number`` (by its section label, or a heading run into its text)."""
+    label = evidence.section or ""
+    if label == number or label.startswith((f"{number} ", f"ANNEX {number}", f"Annex {number}")):
+        return True
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])\s+[A-Z]", evidence.text) is not None
+
+
+def _concept_terms(question: str) -> dict[str, set[str]]:
+    """Content term of ``question`` → the ontology concepts whose name in the question holds it."""
+    out: dict[str, set[str]] = {}
+    for mention in _ONTOLOGY.mentions(normalise(question)):
+        for term in content_terms(mention.surface):
+            out.setdefault(term, set()).add(mention.name)
+    return out
 
 
 def statement(evidence: Evidence) -> str:

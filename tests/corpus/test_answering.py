@@ -84,3 +84,25 @@ def test_functional_unit_answer_states_this_studys_unit_not_a_cited_rule(answere
     assert "must be defined in terms of a functional unit" not in answer.text
     assert {(c.source, c.page) for c in answer.citations} >= {(COFFEE, 7)}
     _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_a_value_question_leads_with_the_value_in_the_unit_asked_for(answerer, corpus_index, sources):
+    """Demo question D022. Burchart et al. state the result on p. 13 ("34.8 kg CO2-eq./kg H2 for non-seq."), a
+    passage BM25 ranks first and the embedding 24th: it is read, and its value leads the answer."""
+    answer = answerer.ask("What GWP100 per kg of hydrogen do Burchart et al. get for Shell coal gasification when "
+                          "the captured CO2 is not sequestered?")
+    assert not answer.abstained
+    lead = answer.text.split("\n", 1)[0]
+    assert "34.8 kg CO2-eq./kg H2 for non-seq." in lead
+    number = int(re.search(r"\[(\d+)\]", lead).group(1))
+    assert (answer.citations[number - 1].source, answer.citations[number - 1].page) == (BURCHART, 13)
+    _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_a_duration_question_quotes_the_sentence_with_the_duration(answerer, corpus_index, sources):
+    """PEFCR guidance v6.3, 8.5.3 (p. 153): "shall not exceed three years" answers "how long … valid?"."""
+    answer = answerer.ask("Once an EF study has been verified, how long do the verification report and validation "
+                          "statement stay valid?")
+    assert "shall not exceed three years starting from their first issue date" in answer.text.split("\n", 1)[0]
+    assert answer.citations[0].page == 153 and answer.citations[0].section.startswith("8.5.3")
+    _assert_citations_verbatim(answer, corpus_index, sources)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 from lcabot.chunking import continues_sentence
-from lcabot.gates import failed_gate, is_fragment, units_supported
+from lcabot.gates import failed_gate, is_fragment, scenario_share, units_supported
 from lcabot.ledger import clean_cell, row_reading
 from lcabot.models import Evidence
 from lcabot.normalize import join_lines
-from lcabot.questions import frame
+from lcabot.questions import frame, states_quantity
 
 
 def _evidence(text: str, reading: str = "", refuted: bool = False, context: str = "") -> Evidence:
@@ -68,6 +68,24 @@ def test_question_frames():
         "not sequestered",)
 
 
+def test_a_question_names_its_quantity_section_and_scenario_in_the_documents_words():
+    burchart = frame("What GWP100 per kg of hydrogen do Burchart et al. get when the captured CO2 is not sequestered?")
+    assert burchart.quantity == "CO2e"
+    assert states_quantity("the values of this indicator were 19.5 kg CO2-eq./kg H2 for seq.", "CO2e")
+    assert states_quantity("from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", "CO2e")
+    assert not states_quantity("Implementing the hydrogen production process requires CO2 separation.", "CO2e")
+    # Burchart et al. print the case without sequestration as "non-seq."
+    assert scenario_share("34.8 kg CO2-eq./kg H2 for non-seq.", burchart) == 1.0
+    assert scenario_share("Hydrogen yield rate 5.1 kg H2/GJ", burchart) == 0.0
+    validity = frame("How long do the verification report and validation statement stay valid?")
+    assert validity.quantity == "duration"
+    assert states_quantity("shall not exceed three years starting from their first issue date", "duration")
+    shares = frame("Which life cycle stages are most relevant for climate change, and with what shares?")
+    assert shares.quantity == "%"
+    assert frame("What does section 7.2.1 of Pathfinder require about the time period?").section == "7.2.1"
+    assert frame("What does the PEFCR guidance say about cut-offs?").section == ""
+
+
 def test_table_rows_read_with_headers_and_units():
     """Burchart et al. 2023, Table 7 (p. 12) and Nab & Maslin 2020, Table 2 (p. 11), as PyMuPDF prints them."""
     header = ["ImpactCategory", "Unit", "Total (H Non-Seq.)<br>2", "Total (H Seq.)<br>2",
@@ -81,6 +99,17 @@ def test_table_rows_read_with_headers_and_units():
         "Airport to airport: 10.42 kg CO2e kg–1 green coffee; 100% | Airport to airport: 11.55 kg CO2e kg–1 green "
         "coffee; 98%")
     assert clean_cell("Col6") == "" and clean_cell("2.38_·_104") == "2.38·104"
+    # PEFCR guidance v6.3, Table 6 (p. 54): the unit is printed in the header's brackets
+    assert row_reading(["Raw material acquisition and pre-processing", "50.3"],
+                       [["Life cycle stage", "Contribution(%)"]]) == (
+        "Raw material acquisition and pre-processing: Contribution 50.3%")
+    # Burchart et al. 2023, Table 6 (p. 10): INPUT and OUTPUT side by side, each with its unit column, and a label
+    # that PyMuPDF ran into its value and repeated
+    lci = [["Col1", "INPUT", "Col3", "OUTPUT", "Col5", "Col6"],
+           ["**Factor/Material**", "**Amount**", "**Unit**", "**Factor/Material**", "**Amount**", "**Unit**"]]
+    assert row_reading(["Coal transport (rail)<br>100", "Coal transport (rail)<br>100", "km", "Slag", "2.32", "kg"],
+                       lci) == ("Coal transport (rail) (Factor/Material): INPUT Amount 100 km | "
+                                "Slag (OUTPUT Factor/Material): Amount 2.32 kg")
 
 
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():

@@ -71,3 +71,65 @@ def test_numbered_headings_build_the_section_path_without_an_outline():
     assert "Still in 7.1.1.1." in chunks[-1].text and chunks[-1].section_path == deepest
     assert by_text["The Circular Footprint Formula is used."] == ("7 Technical specifications",
                                                                   "7.1 End-of-Life modelling")
+
+
+def test_white_type_on_a_coloured_cover_is_read_and_titles_the_document():
+    """A report cover (WBCSD Pathfinder Framework, p. 1) prints its title in white on a coloured fill; white type on
+    the white page stays hidden (tests/unit/test_hostile_pdfs.py)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_rect(pymupdf.Rect(0, 500, 595, 842), color=None, fill=(0.0, 0.61, 0.47))
+    page.insert_text((36, 620), "Pathfinder Framework", fontsize=40, color=(1, 1, 1))
+    page.insert_text((36, 700), "Guidance for the Accounting and Exchange of Product Life Cycle Emissions",
+                     fontsize=14, color=(1, 1, 1))
+    page.insert_text((36, 300), "Hidden white words on the white page.", fontsize=11, color=(1, 1, 1))
+    doc.new_page().insert_text((72, 90), "The framework covers product carbon footprints.", fontsize=11)
+    parsed = parse_pdf(doc.tobytes(), "wbcsd-pathfinder-framework-v1.pdf")
+    assert parsed.title == "Pathfinder Framework"
+    assert "Guidance for the Accounting and Exchange of Product Life Cycle Emissions" in parsed.page_texts[0]
+    assert "Hidden white words" not in parsed.page_texts[0]
+
+
+def test_a_metadata_title_the_pages_never_print_loses_to_the_printed_title():
+    """The JRC ILCD compliance rules carry a template's metadata title, "Validity and conformity tests"."""
+    def pdf(metadata_title: str) -> bytes:
+        doc = pymupdf.open()
+        doc.set_metadata({"title": metadata_title})
+        page = doc.new_page()
+        page.insert_text((72, 120), "Compliance rules and entry-level requirements", fontsize=18)
+        page.insert_text((72, 160), "This document sets the rules for data sets in the ILCD Data Network.",
+                         fontsize=10)
+        return doc.tobytes()
+
+    assert parse_pdf(pdf("Validity and conformity tests"), "jrc.pdf").title == (
+        "Compliance rules and entry-level requirements")
+    # a curated title whose words the pages print is kept, even when it adds a prefix
+    assert parse_pdf(pdf("ILCD: compliance rules and entry-level requirements"), "jrc.pdf").title == (
+        "ILCD: compliance rules and entry-level requirements")
+
+
+def test_a_page_rotated_90_or_270_whose_text_reads_upright_is_read_in_full():
+    for rotation in (90, 270):
+        doc = pymupdf.open()
+        page = doc.new_page()
+        page.set_rotation(rotation)
+        lines = ("Table 6 lists the life cycle inventory per kg of hydrogen.", "Electricity use is 6.711 kWh.")
+        for i, line in enumerate(lines):  # placed in on-screen coordinates, turned with the page
+            page.insert_text(pymupdf.Point(72, 90 + 16 * i) * page.derotation_matrix, line, fontsize=11,
+                             rotate=rotation)
+        parsed = parse_pdf(doc.tobytes(), f"rotated-{rotation}.pdf")
+        assert parsed.page_texts == ["\n".join(lines)], rotation
+
+
+def test_a_subscript_written_after_its_line_is_joined_to_its_formula():
+    """The PDF writes "… 9.4 kg CO eq …" and then, lowered and smaller, the "2" of CO2."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("helv")
+    head = "Producing 1 kg of hydrogen generates 9.4 kg CO"
+    width = font.text_length(head, fontsize=11)
+    page.insert_text((72, 120), head, fontsize=11)
+    page.insert_text((72 + width + font.text_length("2", fontsize=7), 120), " eq in the baseline.", fontsize=11)
+    page.insert_text((72 + width, 123), "2", fontsize=7)
+    assert parse_pdf(doc.tobytes(), "sub.pdf").page_texts == [
+        "Producing 1 kg of hydrogen generates 9.4 kg CO2 eq in the baseline."]
