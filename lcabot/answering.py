@@ -15,16 +15,18 @@ from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
-from lcabot.questions import QuestionFrame, frame, kind_of
+from lcabot.questions import QuestionFrame, frame, kind_of, states_quantity
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import (
     Support,
     absent_from_passages,
     is_reference_list,
+    named_documents,
     named_terms,
     split_compounds,
     support,
     term_present,
+    unaddressed_terms,
 )
 from lcabot.verify import verify
 
@@ -135,6 +137,12 @@ class Answerer:
         if not verified.claims:
             return self._abstain(used, messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
+        quoted = {e.chunk_id for c in verified.claims for e in ledger if e.evidence_id in c.evidence_ids}
+        unaddressed = unaddressed_terms(query, [c.search_text for h in hits for c in (h.chunk, *h.context)
+                                                if c.chunk_id in quoted])
+        if unaddressed:
+            return self._abstain(used, messages.abstain_not_in_passages(searched, unaddressed), searched, ledger,
+                                 "the quoted passages never mention: " + ", ".join(unaddressed), notes)
         notes = (*notes, *(messages.part_not_stated(p) for p in unanswered_parts(frame(query), verified.claims,
                                                                                    ledger)))
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
@@ -167,7 +175,11 @@ class Answerer:
             except (KeyError, TypeError, ValueError, AttributeError):  # a malformed artifact: passages only
                 logger.exception("graph facts unavailable for this question")
                 facts, graph_chunks = [], ()
-        query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks)
+        named = named_documents(query, {d: r.source for d, r in documents.items()})
+        asked = frame(query)
+        valued = (lambda text: states_quantity(text, asked.quantity)) if asked.quantity else None
+        query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
+                                valued)
         return self._retriever.retrieve(query_), facts
 
     def documents(self) -> list[DocumentRecord]:

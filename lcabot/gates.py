@@ -21,7 +21,8 @@ from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 GATES = ("instruction", "other_work", "refuted", "fragment", "baseline")
 _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
-    r"^Studies have\b|\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
+    r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
+    r"\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
     r"^According to (?:\[|[A-Z][\w-]+ (?:et al\.|\(|and))|^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w-]+)? \(\d{4}\)",
     re.I,
 )
@@ -45,7 +46,8 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "refuted"
     if not evidence.reading and is_fragment(text):
         return "fragment"
-    if reports_other_work(text) and (question.about_document or _CITES_OTHER.search(text)):
+    cites_other = evidence.other_work or reports_other_work(text)
+    if cites_other and (question.about_document or _CITES_OTHER.search(text)):
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"

@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
+from lcabot.gates import reports_other_work
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
 from lcabot.normalize import LIST_ITEM, collapse, split_sentences
+from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
 _NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
@@ -31,6 +34,9 @@ class QuotableUnit(NamedTuple):
         reading: a table row written out with its column headers and units ("Greenhouse gases (GWP 100a):
             Total (H2 Non-Seq.) 34.8 kg CO2 eq; …"); empty for prose.
         refuted: the document lists the statement as one it calls wrong (a misconception, a misunderstanding).
+        other_work: the sentence goes on reporting another work's result, cited in the sentence before it in the
+            same paragraph ("LCAs presented by [84] indicate … The GHG emissions for each technology were 0.46;
+            1.17 and 11.51 kg CO2-eq./kg H2, respectively.", Burchart et al. 2023, p. 13).
     """
 
     offset: int
@@ -39,6 +45,7 @@ class QuotableUnit(NamedTuple):
     last_page: int
     reading: str = ""
     refuted: bool = False
+    other_work: bool = False
 
 
 def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> list[Evidence]:
@@ -63,8 +70,11 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
                     section=chunk.section_path[-1] if chunk.section_path else None, page=page,
                     page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context, last_page=last,
-                    reading=unit.reading, refuted=unit.refuted,
+                    reading=unit.reading, refuted=unit.refuted, other_work=unit.other_work,
                 ))
+                if unit.other_work or unit.refuted:  # a flag seen in any chunk holding the span (chunks overlap)
+                    ledger[eid] = replace(ledger[eid], other_work=ledger[eid].other_work or unit.other_work,
+                                          refuted=ledger[eid].refuted or unit.refuted)
     return list(ledger.values())
 
 
@@ -114,7 +124,7 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
             panel, group = (label if data_seen else f"{panel} {label}".strip()), ""
             data_seen = False
             header_rows = []
-    return _mark_refuted(units)
+    return _mark_other_work(_mark_refuted(units), chunk.text)
 
 
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
@@ -128,7 +138,7 @@ _UNIT_CELL = re.compile(
 _REFUTES = re.compile(
     r"\b(?:these|such|the (?:above|following|six|five|four|three)) (?:statements|claims|assertions|beliefs|views|"
     r"myths|misconceptions)\b.{0,120}?\b(?:misunderstand\w*|misconceptions?|incorrect|not correct|wrong|false|"
-    r"myths?|mistaken)\b|\b(?:common|widespread) (?:misconceptions?|misunderstandings?|myths?)\b", re.I)
+    r"myths?|mistaken)\b|\b(?:common|widespread|potential) (?:misconceptions?|misunderstandings?|myths?)\b", re.I)
 _STATEMENT_ITEM = re.compile(r"^\s*(?:\d{1,2}\)|\(\d{1,2}\)|\([a-z]\)|[a-z]\))\s")
 
 
@@ -218,6 +228,25 @@ def _header_unit(header: str) -> tuple[str, str]:
 
 
 _VALUE_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*(?:\s*[·×x]\s*10\s*[-−–]?\s*\d+|E[-+−]?\d+)?\s*%?$", re.I)
+
+
+FOLLOWING_OTHER_WORK = 2  # sentences after a citing one that can still report the cited work
+
+
+def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]:
+    """Flag the sentences that go on reporting the work cited just before them in the same paragraph: up to
+    :data:`FOLLOWING_OTHER_WORK` of them, until one speaks of the document's own work ("in this study")."""
+    out = list(units)
+    for i, unit in enumerate(units):
+        if unit.reading or not reports_other_work(unit.text):
+            continue
+        for j in range(i + 1, min(i + 1 + FOLLOWING_OTHER_WORK, len(units))):
+            nxt = units[j]
+            new_paragraph = "\n\n" in text[units[j - 1].offset:nxt.offset]
+            if nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text):
+                break
+            out[j] = nxt._replace(other_work=True)
+    return out
 
 
 def _mark_refuted(units: list[QuotableUnit]) -> list[QuotableUnit]:

@@ -93,6 +93,7 @@ class Evidence:
     last_page: int = 0  # the PDF page holding the end of the span when it continues across a page break
     reading: str = ""  # a table row written out with its column headers and units (shown instead of the raw row)
     refuted: bool = False  # one of the statements the document calls wrong (a misconception)
+    other_work: bool = False  # goes on reporting the work cited in the sentence before it
 
     @property
     def pages(self) -> tuple[int, ...]:

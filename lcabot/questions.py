@@ -48,7 +48,7 @@ QUANTITIES = (
                 re.I)),
     ("distance", re.compile(r"\b(?:distances?|how far)\b", re.I), re.compile(r"\d\s*km\b", re.I)),
     ("CO2e", re.compile(r"\b(?:gwp\d*\w?|global warming|climate change|carbon footprints?|ghg|greenhouse gas\w*|"
-                        r"co2e?q?|emissions?|kg co2)\b", re.I),
+                        r"co2-?e|co2-?eq|emissions?|kg co2)\b", re.I),
      re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),

@@ -71,6 +71,32 @@ class Support:
         return not names_unknown and not words_unknown and self.coverage >= MIN_COVERAGE
 
 
+_AUTHOR = re.compile(r"\b([A-Z][a-z]{2,})(?:\s+et al\b|\s*(?:&|and)\s+[A-Z][a-z]{2,}\b|['’]s?\s)")
+MAX_NAMED_DOCUMENTS = 2  # a name that more file names hold ("Hydrogen") names a topic, not a document
+
+
+def named_documents(question: str, sources: dict[str, str]) -> tuple[str, ...]:
+    """The documents a question names by a name or acronym of its file name ("Burchart et al." →
+    burchart-2023-hydrogen-coal-gasification-lca.pdf, "Pathfinder", "ILCD", "PEFCR"); ``sources`` maps doc id → file
+    name. Empty when the question names none, or when a name is in more than :data:`MAX_NAMED_DOCUMENTS` file names."""
+    words = {doc_id: set(re.findall(r"[^\W\d_]{3,}", source.rsplit(".", 1)[0].lower())) for doc_id, source in
+             sources.items()}
+    from lcabot.graph.ontology import load as load_ontology  # the graph package imports this module's users
+    from lcabot.graph.ontology import normalise
+
+    named: dict[str, None] = {}
+    # a word of a concept's name ("Circular Footprint Formula", "Monte Carlo") names the concept, not a document,
+    # unless the concept is a standard or an organisation (PEFCR, Pathfinder Framework)
+    concepts = " ".join(m.surface for m in load_ontology().mentions(normalise(question))
+                        if m.type not in ("standard", "organisation"))
+    authors = [m.group(1) for m in _AUTHOR.finditer(question)]  # "Groen et al." also at the start of a sentence
+    for name in dict.fromkeys([*authors, *(n for n in named_terms(question) if n not in concepts)]):
+        docs = [doc_id for doc_id, held in words.items() if name.lower() in held]
+        if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
+            named.update(dict.fromkeys(docs))
+    return tuple(named)
+
+
 def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequence[str], df: dict[str, int],
             n_chunks: int) -> Support:
     """Weigh each term by IDF = ln(1 + N / (1 + df)) and measure how much of it the passages hold.
@@ -138,6 +164,16 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
         if in_library(term) or _EDITION.search(term):  # an edition the library does not hold at all
             missing.append(term)
     return missing
+
+
+def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
+    """The question's specific terms (:func:`specific_terms`) that none of ``answering`` (the search texts of the
+    passages the answer quotes, headers included) names, in any of its forms: an answer about Brazil and Vietnam
+    does not answer a question about Colombia, although the paper names Colombia on another page."""
+    joined = "\n".join(answering)
+    return [term for term in specific_terms(question)
+            if not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))
+            and not _spelled_out(term, joined) and not any(c.isdigit() for c in term)]
 
 
 def _word_in(word: str, text: str) -> bool:

@@ -190,3 +190,62 @@ def test_an_edition_the_library_does_not_hold_and_acronyms_in_file_names():
     assert absent_from_passages("What cut-off does PEFCR Guidance v6.3 allow?", passages, lambda t: True) == []
     assert absent_from_passages("How does WBCSD Pathfinder treat recycled materials?", passages,
                                 lambda t: True) == []
+
+
+def test_a_question_names_its_documents_by_author_or_acronym_not_by_a_concepts_words():
+    from lcabot.support import named_documents
+
+    sources = {"b": "burchart-2023-hydrogen-coal-gasification-lca.pdf",
+               "c": "nab-maslin-2020-coffee-carbon-footprint.pdf",
+               "g": "groen-2016-global-sensitivity-analysis.pdf", "h": "heijungs-2020-monte-carlo-runs.pdf",
+               "p": "ec-pefcr-guidance-v6.3.pdf", "w": "wbcsd-pathfinder-framework-v1.pdf"}
+    assert named_documents("What GWP100 do Burchart et al. report without sequestration?", sources) == ("b",)
+    assert named_documents("Groen et al. ran thousands of Monte Carlo draws; what would Heijungs' argument say?",
+                           sources) == ("g", "h")
+    assert named_documents("What does section 7.2.1 of Pathfinder require?", sources) == ("w",)
+    assert named_documents("No PEFCR-specific data: which default distances apply?", sources) == ("p",)
+    # "Footprint" is a word of the Circular Footprint Formula, not the coffee paper's name
+    assert named_documents("What does the A factor in the Circular Footprint Formula stand for?", sources) == ()
+
+
+def test_an_answer_that_never_names_the_asked_place_does_not_answer():
+    from lcabot.support import unaddressed_terms
+
+    quoted = ["Life cycle assessment synthesis of the carbon footprint of Arabica coffee: Case study of Brazil and "
+              "Vietnam conventional and sustainable coffee production and export to the United Kingdom | "
+              "The carbon footprints estimated for conventional coffee production in Brazil and Vietnam were 11.56 "
+              "and 12.99 kg CO2e kg–1 green coffee"]
+    assert unaddressed_terms("What is the footprint of Arabica coffee grown in Colombia and exported to the UK?",
+                             quoted) == ["Colombia"]
+    assert unaddressed_terms("What is the footprint of Arabica coffee from Brazil exported to the UK?", quoted) == []
+
+
+def test_sentences_that_go_on_reporting_a_cited_work_are_other_work():
+    """Burchart et al. 2023, p. 13: the values after "LCAs presented by [84] indicate …" are Valente et al.'s."""
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan
+
+    text = ("LCAs presented by [84] indicate the environmental advantage of biomass gasification. The GHG emissions "
+            "for each technology were 0.46; 1.17 and 11.51 kg CO2-eq./kg H2, respectively.\n\nFor the hydrogen "
+            "produced by Shell technology, in this study, the values of this indicator were 19.5 kg CO2-eq./kg H2.")
+    chunk = Chunk("c", "d", 0, (), 13, 13, "13", "13", "text", text, text, (PageSpan(0, 13),))
+    units = {u.text[:24]: u for u in quotable_units(chunk)}
+    assert units["The GHG emissions for ea"].other_work
+    assert not units["For the hydrogen produce"].other_work
+    continued = Evidence("E1", "d", "b.pdf", "B", None, 13, "13", units["The GHG emissions for ea"].text, "c",
+                         other_work=True)
+    assert failed_gate(continued, frame("What GHG emissions per kg H2 do Burchart et al. report?")) == "other_work"
+
+
+def test_statements_announced_as_potential_misunderstandings_are_not_rules():
+    """Finnveden et al. 2022, abstract (p. 1)."""
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan
+
+    text = ("This article discusses six areas of debate and potential misunderstandings concerning attributional "
+            "LCA. These are: 1) LCA results of all the products in the world should add up to the total. 2) "
+            "Attributional LCA is less relevant than consequential LCA. 3) System expansion, and/or substitution, "
+            "cannot\nbe used in attributional LCA.")
+    chunk = Chunk("c", "d", 0, (), 1, 1, "1", "1", "text", text, text, (PageSpan(0, 1),))
+    refuted = {u.text[:2] for u in quotable_units(chunk) if u.refuted}
+    assert refuted == {"1)", "2)", "3)"}
