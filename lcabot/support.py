@@ -134,8 +134,14 @@ def specific_terms(question: str) -> list[str]:
     """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
     year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Indicator names that run letters into digits (GWP100,
     PM2.5) name what is measured, not what it is measured for, and are left out."""
+    from lcabot.graph.ontology import load as load_ontology  # the graph package imports this module's users
+    from lcabot.graph.ontology import normalise
+
     identifiers = [m.group(0) for m in _IDENTIFIER.finditer(for_search(question))]
-    names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))]
+    # a word of a concept's name ("Data Quality Rating", "Circular Footprint Formula") names the concept
+    concepts = [m.surface for m in load_ontology().mentions(normalise(question)) if " " in m.surface]
+    names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))
+             and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in concepts)]
     return list(dict.fromkeys([*names, *identifiers]))
 
 
@@ -172,8 +178,8 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     does not answer a question about Colombia, although the paper names Colombia on another page."""
     joined = "\n".join(answering)
     return [term for term in specific_terms(question)
-            if not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))
-            and not _spelled_out(term, joined) and not any(c.isdigit() for c in term)]
+            if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
+            and not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))]
 
 
 def _word_in(word: str, text: str) -> bool:

@@ -249,3 +249,13 @@ def test_statements_announced_as_potential_misunderstandings_are_not_rules():
     chunk = Chunk("c", "d", 0, (), 1, 1, "1", "1", "text", text, text, (PageSpan(0, 1),))
     refuted = {u.text[:2] for u in quotable_units(chunk) if u.refuted}
     assert refuted == {"1)", "2)", "3)"}
+
+
+def test_a_word_of_a_concepts_name_or_an_acronym_does_not_pin_a_question():
+    from lcabot.support import specific_terms, unaddressed_terms
+
+    # "Rating" is a word of the Data Quality Rating, not a name the passages must print
+    assert specific_terms("How is the Data Quality Rating (DQR) calculated in the PEFCR Guidance?") == ["DQR"]
+    # an acronym the quoted passages write out in other words (GHG for "kg CO2eq GHGs") is no reason to abstain
+    assert unaddressed_terms("What cradle-to-gate GHG value is used for petrochemical PP?",
+                             ["1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq"]) == []
