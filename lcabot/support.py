@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from lcabot.normalize import for_search
 
@@ -81,14 +82,10 @@ def named_documents(question: str, sources: dict[str, str]) -> tuple[str, ...]:
     name. Empty when the question names none, or when a name is in more than :data:`MAX_NAMED_DOCUMENTS` file names."""
     words = {doc_id: set(re.findall(r"[^\W\d_]{3,}", source.rsplit(".", 1)[0].lower())) for doc_id, source in
              sources.items()}
-    from lcabot.graph.ontology import load as load_ontology  # the graph package imports this module's users
-    from lcabot.graph.ontology import normalise
-
     named: dict[str, None] = {}
     # a word of a concept's name ("Circular Footprint Formula", "Monte Carlo") names the concept, not a document,
     # unless the concept is a standard or an organisation (PEFCR, Pathfinder Framework)
-    concepts = " ".join(m.surface for m in load_ontology().mentions(normalise(question))
-                        if m.type not in ("standard", "organisation"))
+    concepts = " ".join(m.surface for m in _concepts_named(question) if m.type not in ("standard", "organisation"))
     authors = [m.group(1) for m in _AUTHOR.finditer(question)]  # "Groen et al." also at the start of a sentence
     for name in dict.fromkeys([*authors, *(n for n in named_terms(question) if n not in concepts)]):
         docs = [doc_id for doc_id, held in words.items() if name.lower() in held]
@@ -130,16 +127,20 @@ def place_aliases() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in data["aliases"].items()}
 
 
+def _concepts_named(question: str) -> list[Any]:
+    """The ontology concepts ``question`` names (:meth:`Ontology.mentions`)."""
+    from lcabot.graph.ontology import load, normalise  # imported here: the graph package imports this module's users
+
+    return load().mentions(normalise(question))
+
+
 def specific_terms(question: str) -> list[str]:
     """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
     year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Indicator names that run letters into digits (GWP100,
     PM2.5) name what is measured, not what it is measured for, and are left out."""
-    from lcabot.graph.ontology import load as load_ontology  # the graph package imports this module's users
-    from lcabot.graph.ontology import normalise
-
     identifiers = [m.group(0) for m in _IDENTIFIER.finditer(for_search(question))]
     # a word of a concept's name ("Data Quality Rating", "Circular Footprint Formula") names the concept
-    concepts = [m.surface for m in load_ontology().mentions(normalise(question)) if " " in m.surface]
+    concepts = [m.surface for m in _concepts_named(question) if " " in m.surface]
     names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))
              and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in concepts)]
     return list(dict.fromkeys([*names, *identifiers]))

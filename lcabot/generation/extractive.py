@@ -130,10 +130,14 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     if asked.kind not in ("numeric", "comparison"):
         return order
     def states(e: Evidence) -> bool:
-        shown = e.reading or e.text
-        return states_quantity(shown, asked.quantity) if asked.quantity else bool(e.reading or _VALUE.search(shown))
+        return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e)
     lead = next((i for i in order[:LEAD_WINDOW] if states(candidates[i])), None)
     return order if lead is None else [lead, *(i for i in order if i != lead)]
+
+
+def _states_value(evidence: Evidence) -> bool:
+    """A table row, or prose printing a number with a unit."""
+    return bool(evidence.reading or _VALUE.search(evidence.text))
 
 
 def _with_siblings(order: list[int], candidates: Sequence[Evidence]) -> list[int]:
@@ -158,7 +162,7 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
     if part.kind in ("numeric", "comparison"):
         if part.quantity and states_quantity(shown, part.quantity):
             bonus += 2 * KIND_BONUS
-        elif evidence.reading or _VALUE.search(evidence.text):
+        elif _states_value(evidence):
             bonus += KIND_BONUS
     if part.kind == "definition" and _DEFINES.search(evidence.text):
         bonus += KIND_BONUS
