@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lcabot import messages
 from lcabot.config import RETRIEVAL_MODES
@@ -15,7 +15,7 @@ from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
-from lcabot.questions import QuestionFrame, frame, kind_of, states_quantity
+from lcabot.questions import QuestionFrame, frame, kind_of, names_parameter, states_quantity
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import (
     Support,
@@ -177,9 +177,8 @@ class Answerer:
                 facts, graph_chunks = [], ()
         named = named_documents(query, {d: r.source for d, r in documents.items()})
         asked = frame(query)
-        valued = (lambda text: states_quantity(text, asked.quantity)) if asked.quantity else None
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
-                                valued)
+                                _holds_asked(asked), asked.parameters)
         return self._retriever.retrieve(query_), facts
 
     def documents(self) -> list[DocumentRecord]:
@@ -227,6 +226,15 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         if terms and not covered:
             missing.append(part)
     return missing
+
+
+def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
+    """Whether a passage holds what ``asked`` specifically asks for: a value of the quantity it names, in its unit,
+    or the formula parameter it names by symbol; None when it asks for neither."""
+    if not asked.quantity and not asked.parameters:
+        return None
+    return lambda text: ((bool(asked.quantity) and states_quantity(text, asked.quantity))
+                         or any(names_parameter(text, s) for s in asked.parameters))
 
 
 def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evidence]:

@@ -65,6 +65,8 @@ _OPPOSITES = (
      re.compile(r"(?<!non-)\bseq\.|\bwith (?:sequestration|ccs|carbon capture)\b|\bH2 seq\b", re.I)),
     (re.compile(r"(?<!not )\bsequestered\b|\bwith (?:sequestration|ccs|carbon capture)\b|(?<!non-)\bseq\.", re.I),
      re.compile(r"\bnot sequestered\b|\bwithout (?:sequestration|ccs|carbon capture)\b|\bnon-seq", re.I)),
+    (re.compile(r"\b(?:inside|within) europe\b", re.I), re.compile(r"\boutside (?:of )?europe\b", re.I)),
+    (re.compile(r"\boutside (?:of )?europe\b", re.I), re.compile(r"\b(?:inside|within) europe\b", re.I)),
 )
 
 

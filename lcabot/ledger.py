@@ -53,7 +53,8 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
 
     Text becomes sentences (those under 25 characters, such as headings and stray labels, are left out); a table
     becomes its data rows, each carrying the caption and the panel and group labels above it as ``context`` and its
-    column headers and units in ``reading``. Duplicates are left out; order follows the hits' rank.
+    column headers and units in ``reading``. Duplicates are left out (a list item keeps the lead-in any chunk holding
+    it shows); order follows the hits' rank.
     """
     ledger: dict[str, Evidence] = {}
     for hit in hits:
@@ -75,13 +76,15 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                 if unit.other_work or unit.refuted:  # a flag seen in any chunk holding the span (chunks overlap)
                     ledger[eid] = replace(ledger[eid], other_work=ledger[eid].other_work or unit.other_work,
                                           refuted=ledger[eid].refuted or unit.refuted)
+                if unit.context and not ledger[eid].context:  # a list item read where its lead-in is in view
+                    ledger[eid] = replace(ledger[eid], context=unit.context)
     return list(ledger.values())
 
 
 def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
     """The quotable units of a chunk in reading order (see :class:`QuotableUnit`)."""
-    pieces = [(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
-              for offset, s in split_sentences(chunk.text)]
+    pieces = _join_short([(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
+                          for offset, s in split_sentences(chunk.text)], chunk.text)
     units: list[QuotableUnit] = []
     panel = group = ""
     data_seen = False
@@ -125,6 +128,34 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
             data_seen = False
             header_rows = []
     return _mark_other_work(_mark_refuted(units), chunk.text)
+
+
+def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int, str, int]]:
+    """Sentence pieces with a piece too short to quote joined to its neighbour in the same paragraph: a list item's
+    label to the item ("● A=0.2." + "Low offer of recyclable materials …"), a short lead-in to the sentence before
+    it ("The driver … is the analysis of the market situation." + "This means:"; PEFCR guidance p. 114)."""
+    out: list[tuple[int, str, int]] = []
+    carry: tuple[int, str] | None = None
+    for offset, piece, page in pieces:
+        joined = (carry is not None and "\n\n" not in text[carry[0]:offset] and not piece.startswith("|")
+                  and len(piece) >= _MIN_CHARS)  # a run of short pieces (a keyword list) stays unquotable
+        if carry is not None and joined:
+            offset, piece = carry[0], f"{carry[1]} {piece}"
+        elif carry is not None:
+            out.append((carry[0], carry[1], page))
+        carry = None
+        short = len(piece) < _MIN_CHARS and not piece.startswith("|")
+        if short and piece.endswith(":") and out and not out[-1][1].startswith("|") \
+                and "\n\n" not in text[out[-1][0]:offset] and not LIST_ITEM.match(out[-1][1]):
+            previous = out.pop()
+            out.append((previous[0], f"{previous[1]} {piece}", page))
+        elif short and not piece.endswith(":"):
+            carry = (offset, piece)
+        else:
+            out.append((offset, piece, page))
+    if carry is not None:
+        out.append((carry[0], carry[1], pieces[-1][2]))
+    return out
 
 
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lcabot.models import Citation, DocumentRecord, DocumentStatus, GraphFact
 
 
@@ -330,6 +332,7 @@ def table_statement(table: str, reading: str) -> str:
     return f"{table}: {reading}" if table else reading
 
 
-def list_statement(lead_in: str, item: str) -> str:
-    """A list item under the sentence that introduces it: ``Under “For all other products …:”: “● 130 km …”``."""
-    return f"Under “{lead_in}”: “{item}”"
+def list_statement(lead_in: str, items: Sequence[str]) -> str:
+    """List items under the sentence that introduces them: ``Under “For all other products …:”: “● 130 km …”
+    “● 240 km …” “● 270 km …”``."""
+    return f"Under “{lead_in}”: " + " ".join(f"“{item}”" for item in items)

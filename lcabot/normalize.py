@@ -20,7 +20,8 @@ _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
 LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")  # "● …", "- …", "3) …", "(iv) …"
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
 # a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
-_ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)|(?<=:) (?=\(?1\)\s+)")  # also "These are: 1) …"
+# also "These are: 1) …"; a bullet glyph starts an item wherever it is ("… (CFF-M), ● Default A values …", p. 123)
+_ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)|(?<=:) (?=\(?1\)\s+)|(?<=\S)[ \n](?=[•●▪◦‣] )")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
 _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"

@@ -23,7 +23,7 @@ _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|
                          re.I)
 _PROCEDURE = re.compile(r"^\s*how (?:do|does|did|is|are|should|can|to)\b|\bcalculated?\b|\bhandle[ds]?\b|"
                         r"\bprocedure\b|\bsteps?\b|\bpick\b", re.I)
-_DEFINITION = re.compile(r"^\s*what (?:is|are|does|do|was|were)\b|\bstand for\b|\bdefin(?:e|ed|ition)\b|\bmean\b|"
+_DEFINITION = re.compile(r"(?:^|,)\s*what (?:is|are|does|do|was|were)\b|\bstand for\b|\bdefin(?:e|ed|ition)\b|\bmean\b|"
                          r"\bfunctional unit\b|\bdeclared unit\b|\bso-called\b", re.I)
 _LIST = re.compile(r"^\s*which\b|\blist\b|\bwhat (?:methods|categories|stages|standards|processes)\b", re.I)
 # The question is about one document's own work ("Nab & Maslin", "the coffee paper", "this study", "they get")
@@ -35,7 +35,7 @@ _ABOUT_DOCUMENT = re.compile(
 _SCENARIO = re.compile(
     r"\b(?:with(?:out)? (?:carbon capture|ccs|sequestration|biogenic carbon removal|bcr)|sequestered|"
     r"not sequestered|non-seq\w*|ccs|sustainable|conventional|sensitivity|alternative|scenario\s+\w+|"
-    r"globally sourced|cargo ship|air freight|freight flight)\b", re.I
+    r"globally sourced|cargo ship|air freight|freight flight|(?:inside|within|outside(?: of)?) europe)\b", re.I
 )
 # The section or clause a question names ("section 7.2.1 of Pathfinder", "clause 6.3.5", "Annex B.2")
 _SECTION = re.compile(r"\b(?:section|clause|chapter|§|annex)\s*((?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\b)", re.I)
@@ -53,6 +53,11 @@ QUANTITIES = (
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
 )
+# A parameter the question names by its symbol ("the A factor", "the R1 value"), as formulas print it
+_PARAMETER = re.compile(r"(?<=\s)([A-Z]\d{0,2})(?:[\s-]+(?:factor|value|parameter)s?\b|"
+                        r"(?=\s+(?:stands? for|means?|represents?)\b))")
+# A later part that refers back to the part before it ("… and what values is it allowed to take?")
+_BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _PART_BREAK = re.compile(
     r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
 )
@@ -72,6 +77,7 @@ class QuestionFrame:
         section: the section, clause or annex number the question names (``7.2.1``), else ``""``.
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
             ``duration``, ``distance``, ``energy``), else ``""``.
+        parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
     """
 
     text: str
@@ -81,6 +87,7 @@ class QuestionFrame:
     scenario: tuple[str, ...]
     section: str = ""
     quantity: str = ""
+    parameters: tuple[str, ...] = ()
 
     @property
     def terms(self) -> list[str]:
@@ -92,6 +99,20 @@ def sub_questions(question: str) -> list[str]:
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
     return [p for p in parts if len(p.split()) >= 3][:MAX_PARTS] or [question]
+
+
+def referent(parts: tuple[str, ...], i: int) -> str:
+    """What part ``i`` of a multi-part question refers back to with a pronoun: the part before it ("what values is
+    it allowed to take" after "What does the A factor … stand for"), else ``""``."""
+    return parts[i - 1] if 0 < i < len(parts) and _BACK_REFERENCE.search(parts[i]) else ""
+
+
+def names_parameter(text: str, symbol: str) -> bool:
+    """True when ``text`` uses the formula parameter ``symbol`` as one ("A: allocation factor …", "0.2 ≤ A ≤ 0.8",
+    "the A factor"), not as a word ("A disadvantage …")."""
+    s = re.escape(symbol)
+    used = rf"(?<![\w.]){s}(?:[\s-]*(?:factor|value)s?\b|\s*[:=≤<>≥])|[=≤<>≥]\s*{s}(?![\w.])"
+    return re.search(used, text) is not None
 
 
 def kind_of(question: str) -> str:
@@ -133,4 +154,5 @@ def frame(question: str) -> QuestionFrame:
         scenario=tuple(dict.fromkeys(m.group(0).lower() for m in _SCENARIO.finditer(question))),
         section=section.group(1) if section else "",
         quantity=quantity_of(question) if kind in ("numeric", "comparison") else "",
+        parameters=tuple(dict.fromkeys(_PARAMETER.findall(question))),
     )

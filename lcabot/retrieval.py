@@ -22,8 +22,9 @@ GRAPH_SLOTS = 1  # of k, kept for a chunk stating a graph fact (tuned with GRAPH
 TITLE_BONUS = 0.01  # added to the fused score (≈ 1/61 at rank 1) times the share of question terms in the title
 NAMED_BONUS = 1 / (RRF_K + 1)  # for a chunk of a document the question names ("Burchart et al."): a first rank in one
 # list (twice that lost D024 on the dev set)
-VALUE_BONUS = 1 / (RRF_K + 1)  # for a chunk stating a value in the unit of the quantity a question asks for (kg CO2
-# eq for a GWP). Dev recall@5 0.83 → 0.80 (D010's answer is then hit k + 1), key facts 0.593 → 0.597; it brings
+ASKED_BONUS = 1 / (RRF_K + 1)  # for a chunk holding what the question specifically asks for: a value in the unit of
+# the quantity it asks for (kg CO2 eq for a GWP), the parameter it names by symbol ("the A factor"). For values: dev
+# recall@5 0.83 → 0.80 (D010's answer is then hit k + 1), key facts 0.593 → 0.597; it brings
 # Burchart et al.'s Table 7 to "What GWP100 … without sequestration?", which the dev set does not ask in those words.
 STOPWORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before being below between both but
@@ -31,7 +32,8 @@ STOPWORDS = frozenset(
     into is it its itself just me more most my no nor not now of off on once only or other our out over own same she
     should so some such than that the their them then there these they this those through to too under until up very
     was we were what when where which while who whom why will with would you your yours get gets give gives say says
-    said tell according want use used using allowed many much we us paper study guidance document""".split()
+    said tell according want use used using allowed many much we us paper study guidance document must may might shall
+    need needs""".split()
 )
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
@@ -44,7 +46,8 @@ class RetrievalQuery:
     perspective: str | None = None
     graph_chunks: tuple[str, ...] = ()  # chunk ids behind the question's graph facts, best first (rag+graph)
     named_docs: tuple[str, ...] = ()  # documents the question names ("Burchart et al."): their chunks rank higher
-    states_value: Callable[[str], bool] | None = None  # true for text stating a value of the quantity asked for
+    holds_asked: Callable[[str], bool] | None = None  # true for text holding what the question specifically asks for
+    parameters: tuple[str, ...] = ()  # formula parameters the question names by symbol ("A" for "the A parameter")
 
 
 def content_terms(text: str) -> list[str]:
@@ -72,8 +75,9 @@ class HybridRetriever:
 
     BM25 (FTS5) and exact-cosine kNN each return :data:`CANDIDATES` chunks; their ranks are fused with RRF
     (k = 60), plus :data:`TITLE_BONUS` for the question's words in the section title, :data:`NAMED_BONUS` for a
-    chunk of a document the question names and :data:`VALUE_BONUS` for one stating a value of the quantity it asks
-    for; MMR (λ = 0.6, cosine between chunk vectors) picks ``k`` diverse chunks from the fused list. In
+    chunk of a document the question names and :data:`ASKED_BONUS` for one holding what it specifically asks
+    for (a value of the quantity, the parameter named by symbol); MMR (λ = 0.6, cosine between chunk vectors)
+    picks ``k`` diverse chunks from the fused list. In
     ``rag+graph`` the last :data:`GRAPH_SLOTS` of the ``k`` go to the best chunk stating one of the question's graph
     facts when retrieval did not already pick it (so the graph adds a connected passage, not noise: recall@5 on the
     dev set is the same with and without it, 0.80, on the multi-hop set it goes 0.4 → 0.5). When BM25's best chunk
@@ -92,7 +96,8 @@ class HybridRetriever:
         if not terms:
             return []
         qvec = self._embedder.embed([for_search(query.text)])[0]
-        lexical = self._index.bm25(" ".join(lexical_terms(terms)), CANDIDATES, doc_ids=query.doc_ids,
+        words = lexical_terms(terms) + parameter_terms(query.parameters)
+        lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,
                                    perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
         fused = reciprocal_rank_fusion([[c for c, _ in lexical], [c for c, _ in semantic]])
@@ -101,9 +106,9 @@ class HybridRetriever:
         ids = [c for c, _ in fused]
         candidates = self._index.chunks(ids)
         named = set(query.named_docs)
-        valued = query.states_value or (lambda _: False)
+        asked = query.holds_asked or (lambda _: False)
         relevance = [score + TITLE_BONUS * _title_match(terms, chunk) + NAMED_BONUS * (chunk.doc_id in named)
-                     + VALUE_BONUS * valued(chunk.text) for (_, score), chunk in zip(fused, candidates, strict=True)]
+                     + ASKED_BONUS * asked(chunk.text) for (_, score), chunk in zip(fused, candidates, strict=True)]
         picked = mmr(self._index.vectors(ids), relevance, query.k)
         hits = [Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))) for i in picked]
         graph = self._graph_chunks(query)
@@ -139,6 +144,14 @@ def _title_match(terms: Sequence[str], chunk: Chunk) -> float:
     if not chunk.section_path or not terms:
         return 0.0
     return sum(1 for t in terms if term_present(t, chunk.section_path[-1])) / len(terms)
+
+
+def parameter_terms(symbols: Sequence[str]) -> list[str]:
+    """BM25 terms for formula parameters named by symbol: the symbol when it is more than a letter ("r1"), and the
+    words documents name parameters with, whichever the question used ("the A parameter" is "the A factor")."""
+    if not symbols:
+        return []
+    return [*(s.lower() for s in symbols if len(s) > 1), "factor", "value", "parameter"]
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = RRF_K,

@@ -16,7 +16,7 @@ from lcabot.graph.ontology import normalise
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
-from lcabot.questions import QuestionFrame, frame, states_quantity
+from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms
 from lcabot.support import term_present
@@ -25,13 +25,15 @@ WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, ra
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
+MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?):", re.I
 )
 _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
-                      r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b", re.I)
+                      r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b|"
+                      r"^\s*[A-Z]\d{0,2}\s*:\s", re.I)  # the last: a formula's list of parameters ("A: allocation …")
 _ONTOLOGY = load_ontology()
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
@@ -62,33 +64,43 @@ class ExtractiveGenerator:
 
     def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
         asked = frame(question)
+        lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
-                      and failed_gate(e, asked) is None]
+                      and e.text not in lead_ins and failed_gate(e, asked) is None]
         if not candidates:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
         # the best evidence for each part of a multi-part question first, then the best overall
-        rankings = [np.argsort(-self.score(part, candidates, asked), kind="stable") for part in [*parts, question]]
+        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i)), kind="stable")
+                    for i, part in enumerate([*parts, question])]
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
         if not parts:
             order = [int(i) for i in rankings[-1]]
-        order = _with_siblings(_value_first(order, candidates, frame(parts[0]) if parts else asked), candidates)
-        picked: list[Evidence] = []
+        order = _value_first(order, candidates, frame(parts[0]) if parts else asked)
+        picked: list[list[Evidence]] = []
+        used: set[str] = set()
         per_page: dict[tuple[str, int], int] = {}
         for i in order:
             e = candidates[i]
-            if e in picked or per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
-                continue
-            picked.append(e)
+            if e.evidence_id in used or e.text in used or per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
+                continue  # a sentence printed twice (a rule and its template copy) is quoted once
+            group = _list_of(e, order, candidates)
+            picked.append(group)
+            used.update(g.evidence_id for g in group)
+            used.update(g.text for g in group)
             per_page[(e.doc_id, e.page)] = per_page.get((e.doc_id, e.page), 0) + 1
             if len(picked) == self._max:
                 break
-        return [Claim(statement(e), (e.evidence_id,), e.text) for e in picked]
+        return [Claim(statement(*group), tuple(g.evidence_id for g in group), group[0].text) for group in picked]
 
-    def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None) -> np.ndarray:
-        """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``), shape
-        ``(len(evidence),)``. ``evidence`` is in ledger order, i.e. grouped by the rank of its passage."""
+    def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
+              about: str = "") -> np.ndarray:
+        """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``, read with
+        ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
+        i.e. grouped by the rank of its passage."""
         asked = asked or frame(question)
+        part = frame(question) if question != asked.text else asked
+        question = f"{question} ({about})" if about else question
         texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
@@ -101,6 +113,12 @@ class ExtractiveGenerator:
                        enumerate(texts)] for t in terms}
         # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
         weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) for t, hits in present.items()}
+        for t, words in _concept_words(question).items():  # a concept weighs as one term, however long its name
+            weight[t] /= words
+        for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
+            terms.append(symbol)
+            present[symbol] = [names_parameter(text, symbol) for text in texts]
+            weight[symbol] = sum(weight.values()) / len(asked.parameters)
         total = sum(weight.values()) or 1.0
         overlap = np.array([sum(weight[t] for t in terms if present[t][i]) for i in range(len(evidence))]) / total
         pairs = _word_pairs(question)
@@ -113,7 +131,6 @@ class ExtractiveGenerator:
         for e in evidence:
             ranks.setdefault(e.chunk_id, len(ranks))
         rank = np.array([1.0 / (1 + ranks[e.chunk_id]) for e in evidence])
-        part = frame(question) if question != asked.text else asked
         # the kind bonus scales with the share of the question's terms the span holds: a value with a unit from an
         # unrelated table row earns nothing
         bonus = np.array([_kind_bonus(e, text, part, asked) for e, text in zip(evidence, texts, strict=True)])
@@ -140,18 +157,17 @@ def _states_value(evidence: Evidence) -> bool:
     return bool(evidence.reading or _VALUE.search(evidence.text))
 
 
-def _with_siblings(order: list[int], candidates: Sequence[Evidence]) -> list[int]:
-    """The best span first, followed by the other items of its list when it is a list item: a rule set out as a
-    list is read whole, so its exceptions stay with it (PEFCR guidance 7.6, p. 61: the 1 % cut-off, then the
-    toxicity categories it ignores)."""
-    if not order:
-        return order
-    top = candidates[order[0]]
-    if not top.context or top.reading:
-        return order
-    siblings = [i for i, e in enumerate(candidates)
-                if i != order[0] and e.chunk_id == top.chunk_id and e.context == top.context]
-    return [order[0], *siblings, *(i for i in order[1:] if i not in siblings)]
+def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -> list[Evidence]:
+    """A list item with the other items under its lead-in, in document order (at most :data:`MAX_LIST_ITEMS`, the
+    best ranked): a rule set out as a list is read whole, so its exceptions stay with it (PEFCR guidance 7.6,
+    p. 61: the 1 % cut-off, then the toxicity categories it ignores). Any other span stands alone."""
+    if not item.context or item.reading:
+        return [item]
+    items = {candidates[i].text: i for i in reversed(order) if candidates[i].doc_id == item.doc_id
+             and candidates[i].context == item.context and abs(candidates[i].page - item.page) <= 1
+             and not candidates[i].reading}  # one of each text, the best ranked
+    best = sorted(items.values(), key=order.index)[:MAX_LIST_ITEMS]
+    return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
 
 
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
@@ -197,12 +213,23 @@ def _concept_terms(question: str) -> dict[str, set[str]]:
     return out
 
 
-def statement(evidence: Evidence) -> str:
+def _concept_words(question: str) -> dict[str, int]:
+    """Content term of ``question`` → the number of content words of the longest concept name holding it."""
+    out: dict[str, int] = {}
+    for mention in _ONTOLOGY.mentions(normalise(question)):
+        words = content_terms(mention.surface)
+        for term in words:
+            out[term] = max(out.get(term, 1), len(words))
+    return out
+
+
+def statement(evidence: Evidence, *items: Evidence) -> str:
     """How the answer states one piece of evidence: a table row written out with its headers and units under the
-    table's name, a list item under the sentence that introduces it, else the verbatim sentence in quotes."""
+    table's name, list items (``evidence`` and the other ``items`` of its list) under the sentence that introduces
+    them, else the verbatim sentence in quotes."""
     if evidence.reading:
         m = _TABLE_NAME.match(evidence.context)  # "TABLE 2" as the caption prints it is named "Table 2"
         return messages.table_statement(m.group(1).capitalize() if m else "", evidence.reading)
     if evidence.context:
-        return messages.list_statement(evidence.context, evidence.text)
+        return messages.list_statement(evidence.context, [evidence.text, *(e.text for e in items)])
     return messages.quote_statement(evidence.text)

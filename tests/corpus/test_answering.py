@@ -126,3 +126,26 @@ def test_a_statement_the_paper_calls_a_misunderstanding_is_never_quoted_as_its_v
     assert not answer.abstained
     assert "cannot be used in attributional LCA" not in answer.text
     _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_a_parameter_named_by_its_symbol_is_what_the_question_asks_about(answerer, corpus_index, sources):
+    """PEFCR guidance v6.3: "A: allocation factor of burdens and credits …" (7.18.2, p. 113) and "0.2 ≤ A ≤ 0.8"
+    (7.18.3, p. 114); the Circular Footprint Formula the question also names is only where A is."""
+    answer = answerer.ask("What is the A factor in the Circular Footprint Formula, and what range must it stay in?")
+    assert not answer.abstained and not answer.notes
+    first, second = answer.text.split("\n")[:2]
+    assert first.startswith("“A: allocation factor of burdens and credits between supplier and user of recycled")
+    assert "In PEF studies the A factor values shall be in the range 0.2 ≤ A ≤ 0.8" in second
+    assert [(c.page, c.section.split()[0]) for c in answer.citations[:2]] == [(113, "7.18.2"), (114, "7.18.3")]
+    _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_a_list_is_quoted_whole_under_its_lead_in(answerer, corpus_index, sources):
+    """PEFCR guidance v6.3, 7.18.3 (p. 114): the three A values by market situation, after "This means:"."""
+    answer = answerer.ask("Which A values does the PEFCR guidance give for different market situations of "
+                          "recyclable materials?")
+    line = next(line for line in answer.text.split("\n") if "A=0.2." in line)
+    assert line.startswith("Under “The driver to determine the values of the A factor is the analysis of the market "
+                           "situation. This means:”: “● A=0.2. Low offer")
+    assert line.index("A=0.2.") < line.index("A=0.8.") < line.index("A=0.5.")
+    _assert_citations_verbatim(answer, corpus_index, sources)

@@ -259,3 +259,59 @@ def test_a_word_of_a_concepts_name_or_an_acronym_does_not_pin_a_question():
     # an acronym the quoted passages write out in other words (GHG for "kg CO2eq GHGs") is no reason to abstain
     assert unaddressed_terms("What cradle-to-gate GHG value is used for petrochemical PP?",
                              ["1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq"]) == []
+
+
+def test_a_parameter_named_by_its_symbol():
+    """PEFCR guidance v6.3, 7.18.2–7.18.3 (pp. 113–114): "A: allocation factor …", "0.2 ≤ A ≤ 0.8"."""
+    from lcabot.questions import names_parameter, referent
+
+    asked = frame("What does the A factor in the Circular Footprint Formula stand for, and what values is it "
+                  "allowed to take?")
+    assert asked.parameters == ("A",)
+    assert frame("What is the R1 value of PET bottles?").parameters == ("R1",)
+    assert frame("In the CFF, what does B stand for?").parameters == ("B",)
+    assert frame("A factor of two separates the scenarios; which is lower?").parameters == ()
+    assert names_parameter("A: allocation factor of burdens and credits", "A")
+    assert names_parameter("the A factor values shall be in the range 0.2 ≤ A ≤ 0.8", "A")
+    assert not names_parameter("A disadvantage of the Monte Carlo method is its cost.", "A")
+    assert not names_parameter("B: allocation factor of energy recovery processes", "A")
+    assert referent(asked.parts, 1) == "What does the A factor in the Circular Footprint Formula stand for"
+    assert referent(asked.parts, 0) == "" and referent(asked.parts, 2) == ""
+
+
+def test_list_items_keep_their_labels_and_lead_in():
+    """PEFCR guidance v6.3, p. 114: "● A=0.2. Low offer …" is one item, under "… market situation. This means:";
+    p. 123: two bullets printed on one line are two items."""
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan
+
+    text = ("The driver to determine the values of the A factor is the analysis of the market situation. This means:"
+            "\n\n● A=0.2. Low offer of recyclable materials and high demand: the formula focus on recyclability at\n"
+            "End-of-Life.\n● A=0.8. High offer of recyclable materials and low demand: the formula focus on recycled "
+            "content.\n\nWhen the formula is applied to the full life cycle of a construction product, the PEFCR "
+            "shall prescribe:\n\n● The use of Equation 18 (CFF) or Equation 19 (CFF-M), ● Default A values of the "
+            "specific application or material.")
+    chunk = Chunk("c", "d", 0, (), 114, 114, "114", "114", "text", text, text, (PageSpan(0, 114),))
+    units = quotable_units(chunk)
+    items = [(u.context.split()[-1], u.text) for u in units if u.context]
+    assert items == [
+        ("means:", "● A=0.2. Low offer of recyclable materials and high demand: the formula focus on recyclability at "
+                   "End-of-Life."),
+        ("means:", "● A=0.8. High offer of recyclable materials and low demand: the formula focus on recycled "
+                   "content."),
+        ("prescribe:", "● The use of Equation 18 (CFF) or Equation 19 (CFF-M),"),
+        ("prescribe:", "● Default A values of the specific application or material."),
+    ]
+    assert units[0].text.startswith("The driver to determine") and units[0].text.endswith("This means:")
+    assert units[1].context == units[0].text
+
+
+def test_a_supplier_inside_europe_is_not_answered_by_the_outside_europe_scenario():
+    """PEFCR guidance v6.3, 7.14.2 (p. 97): separate default distances for suppliers inside and outside Europe."""
+    q = frame("Which default distances apply to an input from a supplier inside Europe?")
+    outside = _evidence("● 18000 km by ship (transoceanic container) or 10’000 km by plane (cargo).",
+                        context="For all suppliers located outside Europe, the following scenario shall be used:")
+    inside = _evidence("● 130 km by truck (>32 t, EURO 4), PEFCR specific utilisation ratio; and",
+                       context="For all other products from supplier to factory, the following scenario shall be used:")
+    assert failed_gate(outside, q) == "baseline"
+    assert failed_gate(inside, q) is None
