@@ -117,6 +117,14 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
             data_seen = True
             continue
         label = filled[0] if len(set(filled)) == 1 and re.search(r"[^\W\d_]", filled[0]) else None
+        if label is None and header_rows and any(len(c) > TEXT_CELL for c in filled):
+            # a row of sentences under the headers is data too (a decision table: PEFCR guidance Table 34, p. 139)
+            reading = text_row_reading(cells, header_rows)
+            if reading:
+                context = " ".join(p for p in (_caption(chunk), panel, group) if p)
+                units.append(QuotableUnit(offset, text, context, last_page, reading))
+                data_seen = True
+                continue
         if label is None:
             header_rows = [*header_rows, cells] if not data_seen else [cells]
             continue
@@ -237,6 +245,24 @@ def row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
     return " | ".join(parts)
 
 
+def text_row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
+    """A table row of text written out with its column headers: the cells before the first headed column name the
+    row, each other cell follows its header ("Situation 1: process run by the company … Option 1 | Most relevant
+    process: Provide company-specific data … (DQR≤1.6) …")."""
+    headers = [" ".join(dict.fromkeys(h for row in header_rows if j < len(row) and (h := clean_cell(row[j]))))
+               for j in range(len(cells))]
+    clean = [clean_cell(c) for c in cells]
+    filled = [c for c in clean if c]
+    if 2 * sum(len(c.split()) > 3 for c in filled) < len(filled) or 2 * len(set(filled)) < len(filled):
+        return ""  # mostly short or repeated: the broken lines of a wrapped row ("developed | dataset"), Yes/No marks
+    label = " ".join(dict.fromkeys(c for j, c in enumerate(clean) if c and not headers[j]))
+    parts = [f"{headers[j]}: {c}" for j, c in enumerate(clean)
+             if c and headers[j] and c != headers[j] and c not in label]  # a merged cell is read once
+    if not parts:
+        return ""
+    return " | ".join([label, *parts] if label else parts)
+
+
 def _split_merged(cells: list[str]) -> list[str]:
     """Undo a label and its value that PyMuPDF ran into one cell and repeated in the next
     (``|Coal transport (rail)<br>100|Coal transport (rail)<br>100|km|`` → ``|Coal transport (rail)|100|km|``,
@@ -261,6 +287,7 @@ def _header_unit(header: str) -> tuple[str, str]:
 _VALUE_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*(?:\s*[·×x]\s*10\s*[-−–]?\s*\d+|E[-+−]?\d+)?\s*%?$", re.I)
 
 
+TEXT_CELL = 40  # characters: a row holding a longer cell is a row of text, not a second header row
 FOLLOWING_OTHER_WORK = 2  # sentences after a citing one that can still report the cited work
 
 

@@ -14,8 +14,8 @@ MAX_PARTS = 4  # parts of a multi-part question answered one by one
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
-    r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|threshold|default (?:split|value)|"
-    r"distances?|shares?|results?)\b",
+    r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
+    r"default (?:split|value)|distances?|shares?|results?)\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
@@ -52,6 +52,10 @@ QUANTITIES = (
      re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
+    # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
+    ("limit", re.compile(r"\b(?:maximum|max|minimum|min|at (?:most|least)|upper|lower|limit|highest|lowest)\b", re.I),
+     re.compile(r"[≤≥<>]\s*\d|\b(?:not|never) (?:be )?(?:higher|greater|more|lower|less) than \d|"
+                r"\bnot exceed \d|\b(?:maximum|minimum) (?:of )?\d|\bat (?:most|least) \d", re.I)),
 )
 # A parameter the question names by its symbol ("the A factor", "the R1 value"), as formulas print it
 _PARAMETER = re.compile(r"(?<=\s)([A-Z]\d{0,2})(?:[\s-]+(?:factor|value|parameter)s?\b|"
@@ -76,7 +80,7 @@ class QuestionFrame:
             lower case; empty for a question about the baseline.
         section: the section, clause or annex number the question names (``7.2.1``), else ``""``.
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
-            ``duration``, ``distance``, ``energy``), else ``""``.
+            ``duration``, ``distance``, ``energy``, ``limit``), else ``""``.
         parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
     """
 

@@ -315,3 +315,33 @@ def test_a_supplier_inside_europe_is_not_answered_by_the_outside_europe_scenario
                        context="For all other products from supplier to factory, the following scenario shall be used:")
     assert failed_gate(outside, q) == "baseline"
     assert failed_gate(inside, q) is None
+
+
+def test_a_row_of_sentences_under_its_headers_is_read_as_a_row():
+    """PEFCR guidance v6.3, Table 34 (p. 139): a decision table without numbers; the broken lines of a wrapped row
+    and Yes/No marks are not rows."""
+    from lcabot.ledger import text_row_reading
+
+    header = ["", "", "Most relevant process", "Other process"]
+    row = ["**Situation 1**: process run<br>by the company applying<br>the PEFCR", "**Option 1**",
+           "Provide company-specific data (as requested in the PEFCR) and create a<br>company-specific dataset "
+           "partially disaggregated at level 1 (DQR≤1.6)", "Use default secondary dataset in PEFCR, in aggregated "
+           "form (DQR≤3.0)"]
+    assert text_row_reading(row, [header]) == (
+        "Situation 1: process run by the company applying the PEFCR Option 1 | Most relevant process: Provide "
+        "company-specific data (as requested in the PEFCR) and create a company-specific dataset partially "
+        "disaggregated at level 1 (DQR≤1.6) | Other process: Use default secondary dataset in PEFCR, in aggregated "
+        "form (DQR≤3.0)")
+    assert text_row_reading(["developed", "dataset", "developed", "dataset"], [["a", "b", "c", "d"]]) == ""
+    assert text_row_reading(["Yes", "No", "Yes", "Modelled as main function approach, default data provided"],
+                            [["a", "b", "c", "d"]]) == ""
+
+
+def test_a_question_for_a_limit_is_answered_by_a_bound():
+    """PEFCR guidance v6.3, p. 131: "(The DQR score shall be ≤1.6)"."""
+    asked = frame("What's the highest DQR allowed for company-specific datasets?")
+    assert asked.quantity == "limit"
+    assert states_quantity("the score for TiR, TeR, and GR cannot be higher than 2 (The DQR score shall be ≤1.6).",
+                           "limit")
+    assert not states_quantity("The DQR of company-specific datasets shall be calculated at level 1.", "limit")
+    assert frame("What is the maximum validity of a verification statement?").quantity == "duration"
