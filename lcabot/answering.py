@@ -178,7 +178,7 @@ class Answerer:
         named = named_documents(query, {d: r.source for d, r in documents.items()})
         asked = frame(query)
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
-                                _holds_asked(asked), asked.parameters)
+                                _holds_asked(asked), asked.parameters, asked.section)
         return self._retriever.retrieve(query_), facts
 
     def documents(self) -> list[DocumentRecord]:

@@ -24,6 +24,7 @@ class _Piece:
     text: str
     page: int
     joined: bool = False  # continues the previous piece's sentence (across a column or page break)
+    continues_paragraph: bool = False  # a later slice of a long paragraph: the same paragraph as the slice before
 
 
 _FOOTNOTE = re.compile(r"^\d{1,2}\s+[A-Z]")  # "8 From Ecoinvent 3.4, …" below a column is a footnote
@@ -135,17 +136,19 @@ def _take_caption(pending: list[_Piece]) -> list[_Piece]:
 
 
 def _split_long(block: Block) -> list[_Piece]:
-    """A paragraph longer than the target is cut at sentence ends (pieces are slices of the paragraph)."""
+    """A paragraph longer than the target is cut at sentence ends (pieces are slices of the paragraph; a chunk
+    starting on a later slice after the overlap sentence keeps them one paragraph, so a sentence still reporting a
+    cited work stays marked as such: Burchart et al. 2023, p. 13)."""
     if len(block.text) <= TARGET_CHARS:
         return [_Piece(block.text, block.page)]
     pieces: list[_Piece] = []
     start = previous = 0
     for offset, _ in split_sentences(block.text)[1:]:
         if offset - start > TARGET_CHARS and previous > start:
-            pieces.append(_Piece(block.text[start:previous].strip(), block.page))
+            pieces.append(_Piece(block.text[start:previous].strip(), block.page, continues_paragraph=bool(pieces)))
             start = previous
         previous = offset
-    pieces.append(_Piece(block.text[start:].strip(), block.page))
+    pieces.append(_Piece(block.text[start:].strip(), block.page, continues_paragraph=bool(pieces)))
     return pieces
 
 
@@ -183,7 +186,7 @@ def _make_chunk(
     spans: list[PageSpan] = []
     for piece in pieces:
         if text:
-            text += "\n" if piece.joined else "\n\n"
+            text += "\n" if piece.joined or piece.continues_paragraph else "\n\n"
         if not spans or spans[-1].page != piece.page:
             spans.append(PageSpan(len(text), piece.page))
         text += piece.text

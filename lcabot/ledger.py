@@ -94,6 +94,8 @@ def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
         if not text.startswith("|"):
             if LIST_ITEM.match(text):
                 context = lead_in
+                if text.rstrip().endswith(":"):  # an item introducing sub-items ("▪ "Qualified reviewer" required:")
+                    lead_in = text
             elif text.rstrip().endswith(":"):
                 context, lead_in = "", text
             else:  # a sentence inside a list item keeps the list open; a new paragraph closes it
@@ -168,7 +170,8 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
 
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 _PLACEHOLDER = re.compile(r"^Col\d+$")
-_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})|(?<=[A-Z]{2})(?=[A-Z][a-z]{2})")  # "ImpactCategory", "ILCDData"
+_EMPHASIS = re.compile(r"(?<![\w_])_+(?=\S)|(?<=\S)_+(?![\w_])")  # "_Methodological_ _ILCD-compliance_"
 _UNIT_CELL = re.compile(
     r"^(?:%|(?:k?g|t|mg|µg|mol|molc|kBq|MJ|kWh|m3|m2|m³|m²|CTU[eh]|km|tkm|kg\s?\w+)\b.*|.*\beq\.?$|"
     r".*\bCO2e?q?\b.*)$", re.I)
@@ -184,8 +187,8 @@ _STATEMENT_ITEM = re.compile(r"^\s*(?:\d{1,2}\)|\(\d{1,2}\)|\([a-z]\)|[a-z]\))\s
 def clean_cell(cell: str) -> str:
     """A table cell as readable text: ``<br>`` line breaks as spaces, PyMuPDF's placeholder headers (``Col6``)
     dropped, words the layout ran together split (``ImpactCategory`` → ``Impact Category``), emphasis marks
-    around signs removed (``2.38_·_104``), and a subscript printed below its formula moved back
-    (``Total (H Non-Seq.)<br>2`` → ``Total (H2 Non-Seq.)``)."""
+    around signs and words removed (``2.38_·_104``, ``_Methodological_``), and a subscript printed below its
+    formula moved back (``Total (H Non-Seq.)<br>2`` → ``Total (H2 Non-Seq.)``)."""
     text = cell.strip()
     if _PLACEHOLDER.match(text):
         return ""
@@ -193,6 +196,7 @@ def clean_cell(cell: str) -> str:
     if sub and re.search(r"\b(?:H|CO|CH|SO|NO|N|O)(?=[\s)])", sub.group(1)):
         text = re.sub(r"\b(H|CO|CH|SO|NO|N|O)(?=[\s)])", rf"\g<1>{sub.group(2)}", sub.group(1), count=1)
     text = re.sub(r"_(?=[·×−–-])|(?<=[·×−–-])_", "", text.replace("<br>", " ").replace("**", ""))
+    text = _EMPHASIS.sub("", text)
     return " ".join(_CAMEL.sub(" ", text).split())
 
 

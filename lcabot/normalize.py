@@ -17,12 +17,15 @@ _WS = re.compile(r"\s+")
 _DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-"})
 _KEY_HYPHEN = re.compile(r"(?<=[^\W\d_])-\s+(?=[^\W\d_])")
 _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
-LIST_ITEM = re.compile(r"^\s*(?:[•●▪◦‣*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")  # "● …", "- …", "3) …", "(iv) …"
+# bullets the Symbol and Wingdings fonts print from the private use area (JRC ILCD compliance rules, p. 16), shown as
+# the bullets they are
+_PRIVATE_BULLETS = str.maketrans({"\uf0b7": "•", "\uf0a7": "▪", "\uf0a8": "▫"})
+LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")  # "● …", "- …", "3) …"
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
 # a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
 # also "These are: 1) …"; a bullet glyph starts an item wherever it is ("… (CFF-M), ● Default A values …", p. 123)
-_ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)|(?<=:) (?=\(?1\)\s+)|(?<=\S)[ \n](?=[•●▪◦‣] )")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●])")
+_ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)|(?<=:) (?=\(?1\)\s+)|(?<=\S)[ \n](?=[•●▪◦‣\uf0b7\uf0a7] )")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●\uf0b7\uf0a7])")
 _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
 )
@@ -41,14 +44,16 @@ def match_key(text: str) -> str:
     ``match_key(quote) in match_key(page_text)`` is the verbatim test of DESIGN.md §6 rule 2: it ignores
     whitespace, line breaks, hyphenation at line ends, ligatures, quote-mark style and table cell separators.
     """
-    t = unicodedata.normalize("NFKC", text).replace(_SOFT_HYPHEN, "").translate(_DASHES).casefold()
+    t = unicodedata.normalize("NFKC", text).replace(_SOFT_HYPHEN, "").translate(_DASHES)
+    t = t.translate(_PRIVATE_BULLETS).casefold()
     t = _KEY_HYPHEN.sub("", t)
     return _NON_KEY.sub("", t)
 
 
 def collapse(text: str) -> str:
-    """Display form of a quote: faithful characters, whitespace runs collapsed to one space."""
-    return _WS.sub(" ", text.replace(_SOFT_HYPHEN, "")).strip()
+    """Display form of a quote: faithful characters (a private-use bullet as the bullet it prints), whitespace runs
+    collapsed to one space."""
+    return _WS.sub(" ", text.replace(_SOFT_HYPHEN, "").translate(_PRIVATE_BULLETS)).strip()
 
 
 def split_sentences(text: str) -> list[tuple[int, str]]:

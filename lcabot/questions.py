@@ -62,6 +62,9 @@ _PARAMETER = re.compile(r"(?<=\s)([A-Z]\d{0,2})(?:[\s-]+(?:factor|value|paramete
                         r"(?=\s+(?:stands? for|means?|represents?)\b))")
 # A later part that refers back to the part before it ("… and what values is it allowed to take?")
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+# Statements before the question proper: up to the last sentence end followed by a question word
+_PREMISE = re.compile(r"^(.*[a-z\d)][.!])\s+(?=(?:what|which|how|why|when|where|who|is|are|do|does|did|can|could|"
+                      r"should|would|will)\b)", re.I | re.S)
 _PART_BREAK = re.compile(
     r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
 )
@@ -82,6 +85,8 @@ class QuestionFrame:
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
             ``duration``, ``distance``, ``energy``, ``limit``), else ``""``.
         parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
+        premise: the statements the question opens with before asking (see :func:`split_premise`), else ``""``;
+            kind, parts and quantity are read from the question after it.
     """
 
     text: str
@@ -92,10 +97,24 @@ class QuestionFrame:
     section: str = ""
     quantity: str = ""
     parameters: tuple[str, ...] = ()
+    premise: str = ""
+
+    @property
+    def asking(self) -> str:
+        """The question without its premise."""
+        return self.text[len(self.premise):].strip() if self.premise else self.text
 
     @property
     def terms(self) -> list[str]:
         return content_terms(self.text)
+
+
+def split_premise(question: str) -> tuple[str, str]:
+    """``(premise, asking)``: the statements a question opens with, and the question they lead to ("The PEFCR
+    guidance says EF-compliant data must meet the ILCD entry level. What kind of review does that ask for?");
+    ``("", question)`` when it opens with the question."""
+    m = _PREMISE.match(question)
+    return (m.group(1).strip(), question[m.end():].strip()) if m else ("", question)
 
 
 def sub_questions(question: str) -> list[str]:
@@ -148,15 +167,17 @@ def states_quantity(text: str, quantity: str) -> bool:
 
 def frame(question: str) -> QuestionFrame:
     """Classify ``question`` (see :class:`QuestionFrame`)."""
-    kind = kind_of(question)
+    premise, asking = split_premise(question)
+    kind = kind_of(asking)
     section = _SECTION.search(question)
     return QuestionFrame(
         text=question,
         kind=kind,
-        parts=tuple(sub_questions(question)),
+        parts=tuple(sub_questions(asking)),
         about_document=_ABOUT_DOCUMENT.search(question) is not None,
         scenario=tuple(dict.fromkeys(m.group(0).lower() for m in _SCENARIO.finditer(question))),
         section=section.group(1) if section else "",
-        quantity=quantity_of(question) if kind in ("numeric", "comparison") else "",
+        quantity=quantity_of(asking) if kind in ("numeric", "comparison") else "",
         parameters=tuple(dict.fromkeys(_PARAMETER.findall(question))),
+        premise=premise,
     )

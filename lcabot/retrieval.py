@@ -22,6 +22,8 @@ GRAPH_SLOTS = 1  # of k, kept for a chunk stating a graph fact (tuned with GRAPH
 TITLE_BONUS = 0.01  # added to the fused score (≈ 1/61 at rank 1) times the share of question terms in the title
 NAMED_BONUS = 1 / (RRF_K + 1)  # for a chunk of a document the question names ("Burchart et al."): a first rank in one
 # list (twice that lost D024 on the dev set)
+SECTION_BONUS = 1 / (RRF_K + 1)  # for a chunk of the section the question names ("chapter 4 of the ILCD …": BM25
+# cannot search a bare "4")
 ASKED_BONUS = 1 / (RRF_K + 1)  # for a chunk holding what the question specifically asks for: a value in the unit of
 # the quantity it asks for (kg CO2 eq for a GWP), the parameter it names by symbol ("the A factor"). For values: dev
 # recall@5 0.83 → 0.80 (D010's answer is then hit k + 1), key facts 0.593 → 0.597; it brings
@@ -48,6 +50,7 @@ class RetrievalQuery:
     named_docs: tuple[str, ...] = ()  # documents the question names ("Burchart et al."): their chunks rank higher
     holds_asked: Callable[[str], bool] | None = None  # true for text holding what the question specifically asks for
     parameters: tuple[str, ...] = ()  # formula parameters the question names by symbol ("A" for "the A parameter")
+    section: str = ""  # the section, clause or chapter number the question names ("4", "7.18.12")
 
 
 def content_terms(text: str) -> list[str]:
@@ -75,9 +78,9 @@ class HybridRetriever:
 
     BM25 (FTS5) and exact-cosine kNN each return :data:`CANDIDATES` chunks; their ranks are fused with RRF
     (k = 60), plus :data:`TITLE_BONUS` for the question's words in the section title, :data:`NAMED_BONUS` for a
-    chunk of a document the question names and :data:`ASKED_BONUS` for one holding what it specifically asks
-    for (a value of the quantity, the parameter named by symbol); MMR (λ = 0.6, cosine between chunk vectors)
-    picks ``k`` diverse chunks from the fused list. In
+    chunk of a document the question names, :data:`SECTION_BONUS` for one of the section it names and
+    :data:`ASKED_BONUS` for one holding what it specifically asks for (a value of the quantity, the parameter named
+    by symbol); MMR (λ = 0.6, cosine between chunk vectors) picks ``k`` diverse chunks from the fused list. In
     ``rag+graph`` the last :data:`GRAPH_SLOTS` of the ``k`` go to the best chunk stating one of the question's graph
     facts when retrieval did not already pick it (so the graph adds a connected passage, not noise: recall@5 on the
     dev set is the same with and without it, 0.80, on the multi-hop set it goes 0.4 → 0.5). When BM25's best chunk
@@ -108,7 +111,8 @@ class HybridRetriever:
         named = set(query.named_docs)
         asked = query.holds_asked or (lambda _: False)
         relevance = [score + TITLE_BONUS * _title_match(terms, chunk) + NAMED_BONUS * (chunk.doc_id in named)
-                     + ASKED_BONUS * asked(chunk.text) for (_, score), chunk in zip(fused, candidates, strict=True)]
+                     + ASKED_BONUS * asked(chunk.text) + SECTION_BONUS * in_section(chunk, query.section)
+                     for (_, score), chunk in zip(fused, candidates, strict=True)]
         picked = mmr(self._index.vectors(ids), relevance, query.k)
         hits = [Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))) for i in picked]
         graph = self._graph_chunks(query)
@@ -137,6 +141,15 @@ class HybridRetriever:
         if chunk.kind == "table" or len(chunk.text) < FRAGMENT_CHARS:
             return self._index.neighbours(chunk)
         return []
+
+
+def in_section(chunk: Chunk, number: str) -> bool:
+    """The chunk is in section ``number`` or one of its subsections (by its section path: "4 Entry-level
+    requirements", "ANNEX B.2 …")."""
+    if not number:
+        return False
+    return any(h == number or h.startswith((f"{number} ", f"{number}.")) or h.upper().startswith(f"ANNEX {number}")
+               for h in chunk.section_path)
 
 
 def _title_match(terms: Sequence[str], chunk: Chunk) -> float:

@@ -21,6 +21,7 @@ from lcabot.normalize import for_search
 PLACES_PATH = Path(__file__).resolve().parents[1] / "graph_artifacts" / "places.json"
 MIN_COVERAGE = 0.3
 MAX_UNKNOWN_TERMS = 2
+MEASURED_TYPES = ("impact_category",)  # ontology types naming what is measured (GWP: climate change), not what for
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _NAME = re.compile(r"[^\W_][\w&]*", re.UNICODE)
 
@@ -136,11 +137,13 @@ def _concepts_named(question: str) -> list[Any]:
 
 def specific_terms(question: str) -> list[str]:
     """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
-    year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Indicator names that run letters into digits (GWP100,
+    year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Impact category and indicator names (GWP, GWP100,
     PM2.5) name what is measured, not what it is measured for, and are left out."""
     identifiers = [m.group(0) for m in _IDENTIFIER.finditer(for_search(question))]
-    # a word of a concept's name ("Data Quality Rating", "Circular Footprint Formula") names the concept
-    concepts = [m.surface for m in _concepts_named(question) if " " in m.surface]
+    # a word of a concept's name ("Data Quality Rating", "Circular Footprint Formula") names the concept; an impact
+    # category (GWP) names what is measured, which a study may print as "GHG emissions … kg CO2-eq"
+    named = _concepts_named(question)
+    concepts = [m.surface for m in named if " " in m.surface or m.type in MEASURED_TYPES]
     names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))
              and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in concepts)]
     return list(dict.fromkeys([*names, *identifiers]))

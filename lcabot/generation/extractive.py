@@ -23,12 +23,13 @@ from lcabot.support import term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
+ABOUT_WEIGHT = 0.5  # of a term only in what the question refers back to (the part before it, its premise)
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
-    r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?):", re.I
+    r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):", re.I
 )
 _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
@@ -71,8 +72,8 @@ class ExtractiveGenerator:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
         # the best evidence for each part of a multi-part question first, then the best overall
-        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i)), kind="stable")
-                    for i, part in enumerate([*parts, question])]
+        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i) or asked.premise),
+                               kind="stable") for i, part in enumerate([*parts, asked.asking])]
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
         if not parts:
             order = [int(i) for i in rankings[-1]]
@@ -99,7 +100,8 @@ class ExtractiveGenerator:
         ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
         i.e. grouped by the rank of its passage."""
         asked = asked or frame(question)
-        part = frame(question) if question != asked.text else asked
+        part = frame(question) if question not in (asked.text, asked.asking) else asked
+        own = set(content_terms(question))
         question = f"{question} ({about})" if about else question
         texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
         vectors = self._embedder.embed([question, *texts])
@@ -112,7 +114,8 @@ class ExtractiveGenerator:
         present = {t: [term_present(t, text) or (t in concepts and bool(concepts[t] & named[i])) for i, text in
                        enumerate(texts)] for t in terms}
         # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
-        weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) for t, hits in present.items()}
+        weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) * (1.0 if t in own else ABOUT_WEIGHT)
+                  for t, hits in present.items()}
         for t, words in _concept_words(question).items():  # a concept weighs as one term, however long its name
             weight[t] /= words
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together

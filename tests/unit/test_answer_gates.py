@@ -345,3 +345,23 @@ def test_a_question_for_a_limit_is_answered_by_a_bound():
                            "limit")
     assert not states_quantity("The DQR of company-specific datasets shall be calculated at level 1.", "limit")
     assert frame("What is the maximum validity of a verification statement?").quantity == "duration"
+
+
+def test_an_impact_category_acronym_does_not_pin_a_question():
+    """Burchart et al. 2023 print their GWP result as "GHG emissions … 34.8 kg CO2-eq" (p. 1)."""
+    from lcabot.support import specific_terms
+
+    question = "What is the GWP result of Burchart et al. with and without CO2 sequestration?"
+    assert specific_terms(question) == ["Burchart"]
+
+
+def test_a_question_opening_with_a_premise_is_read_from_its_question():
+    from lcabot.questions import split_premise
+
+    q = ("The PEFCR guidance says EF-compliant data must at least meet the ILCD entry-level requirements. What kind "
+         "of review does that entry level ask for?")
+    premise, asking = split_premise(q)
+    assert asking == "What kind of review does that entry level ask for?"
+    assert frame(q).parts == ("What kind of review does that entry level ask for",) and frame(q).premise == premise
+    follow_up = "What is the GWP of 1 kg H2? And with CCS?"
+    assert split_premise(follow_up) == ("", follow_up)
