@@ -44,8 +44,8 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "instruction"
     if evidence.refuted:
         return "refuted"
-    if not evidence.reading and is_fragment(text):
-        return "fragment"
+    if not evidence.reading and not evidence.context and is_fragment(text):
+        return "fragment"  # an item under its lead-in need not be a sentence ("High quality data")
     cites_other = evidence.other_work or reports_other_work(text)
     if cites_other and (question.about_document or _CITES_OTHER.search(text)):
         return "other_work"

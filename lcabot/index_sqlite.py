@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from lcabot.errors import ConfigurationError, IndexWriteError
-from lcabot.models import Chunk, DocumentRecord, PageSpan
+from lcabot.models import Chunk, DocumentRecord, PageSpan, same_section
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -209,12 +209,13 @@ class SqliteIndex:
         return self._matrix[[pos[c] for c in chunk_ids]] if chunk_ids else self._matrix[:0]
 
     def neighbours(self, chunk: Chunk) -> list[Chunk]:
-        """The chunks just before and after ``chunk`` in the same section of the same document."""
+        """The chunks just before and after ``chunk`` in the same section of the same document (the one after it may
+        open a subsection)."""
         rows = self._conn.execute(
             f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? AND ordinal IN (?, ?) ORDER BY ordinal",
             (chunk.doc_id, chunk.ordinal - 1, chunk.ordinal + 1),
         )
-        return [c for c in map(_chunk, rows) if c.section_path == chunk.section_path]
+        return [c for c in map(_chunk, rows) if same_section(c, chunk)]
 
     def page_text(self, doc_id: str, page: int) -> str | None:
         row = self._conn.execute("SELECT text FROM pages WHERE doc_id = ? AND page = ?", (doc_id, page)).fetchone()

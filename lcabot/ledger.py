@@ -57,12 +57,16 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     it shows); order follows the hits' rank.
     """
     ledger: dict[str, Evidence] = {}
+    ends: dict[tuple[str, int], str] = {}  # (document, ordinal) → the lead-in its chunk ends with
     for hit in hits:
-        for chunk in (hit.chunk, *hit.context):
+        for chunk in sorted((hit.chunk, *hit.context), key=lambda c: c.ordinal):
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
-            for unit in quotable_units(chunk):
+            units = quotable_units(chunk, ends.get((chunk.doc_id, chunk.ordinal - 1), ""))
+            if units and units[-1].text.endswith(":") and not units[-1].reading:
+                ends[(chunk.doc_id, chunk.ordinal)] = units[-1].text
+            for unit in units:
                 page = chunk.page_at(unit.offset)
                 eid = evidence_id(chunk.doc_id, page, unit.text)
                 last = unit.last_page
@@ -81,18 +85,21 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     return list(ledger.values())
 
 
-def quotable_units(chunk: Chunk) -> list[QuotableUnit]:
-    """The quotable units of a chunk in reading order (see :class:`QuotableUnit`)."""
+def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
+    """The quotable units of a chunk in reading order (see :class:`QuotableUnit`); ``lead_in`` is the sentence the
+    chunk before it ended with when that introduces a list the chunk goes on with (JRC ILCD compliance rules,
+    pp. 7–8: "… three levels of data quality are differentiated …:" | "High quality data …")."""
     pieces = _join_short([(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
                           for offset, s in split_sentences(chunk.text)], chunk.text)
     units: list[QuotableUnit] = []
     panel = group = ""
     data_seen = False
     header_rows: list[list[str]] = []
-    lead_in = ""
     for i, (offset, text, last_page) in enumerate(pieces):
         if not text.startswith("|"):
-            if LIST_ITEM.match(text):
+            after_lead_in = bool(units) and units[-1].text == lead_in or (not units and bool(lead_in))
+            if LIST_ITEM.match(text) or (after_lead_in and not text.rstrip().endswith(":")):
+                # an item, bulleted or the unbulleted line right after its lead-in ("High quality data …")
                 context = lead_in
                 if text.rstrip().endswith(":"):  # an item introducing sub-items ("▪ "Qualified reviewer" required:")
                     lead_in = text

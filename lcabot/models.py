@@ -47,6 +47,15 @@ class Chunk:
         return page
 
 
+def same_section(neighbour: Chunk, chunk: Chunk) -> bool:
+    """``neighbour`` (the chunk before or after ``chunk`` in its document) is in ``chunk``'s section, or is the
+    chunk after it opening a subsection of it."""
+    if neighbour.section_path == chunk.section_path:
+        return True
+    return neighbour.ordinal == chunk.ordinal + 1 and neighbour.section_path[:len(chunk.section_path)] == \
+        chunk.section_path
+
+
 @dataclass(frozen=True)
 class DocumentRecord:
     """An indexed document. ``doc_id`` is the SHA-256 (first 16 hex digits) of the file's bytes."""

@@ -87,7 +87,8 @@ class HybridRetriever:
     is not among the ``k``, it is appended as hit ``k + 1``: the passage holding most of the question's own words is
     always read, however far its vector is from the question's (Burchart et al. 2023, p. 13, states 34.8 kg CO2-eq
     per kg H2 without sequestration at BM25 rank 1 and kNN rank 24). A hit shorter than :data:`FRAGMENT_CHARS` or a
-    table gets its neighbouring chunks in the same section as context.
+    table gets its neighbouring chunks in the same section as context; a hit ending on a list's lead-in, the chunk
+    after it.
     """
 
     def __init__(self, index: SearchIndex, embedder: Embedder) -> None:
@@ -140,6 +141,9 @@ class HybridRetriever:
     def _expand(self, chunk: Chunk) -> list[Chunk]:
         if chunk.kind == "table" or len(chunk.text) < FRAGMENT_CHARS:
             return self._index.neighbours(chunk)
+        if chunk.text.rstrip(" \n•●▪\uf0b7\uf0a7").endswith(":"):  # it ends on a list's lead-in: the next chunk
+            # holds the items
+            return [c for c in self._index.neighbours(chunk) if c.ordinal == chunk.ordinal + 1]
         return []
 
 

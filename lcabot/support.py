@@ -116,8 +116,10 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
 
 
 _IDENTIFIER = re.compile(
-    r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])|\b[vV]\d+(?:\.\d+)+\b|\bv\d+\b")
-_EDITION = re.compile(r"\d[/:]\d|^[vV]\d")  # an act, a dated standard or a version: 2021/2279, 14067:2018, v7.0
+    r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])|\b[vV]\d+(?:\.\d+)+\b|\bv\d+\b|"
+    r"\b[Vv]ersion \d+(?:\.\d+)*\b")
+# an act, a dated standard or a version: 2021/2279, 14067:2018, v7.0, Version 2.0
+_EDITION = re.compile(r"\d[/:]\d|^[vV]\d|^[Vv]ersion \d")
 _REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\s*$", re.I)
 
 
@@ -145,7 +147,7 @@ def specific_terms(question: str) -> list[str]:
     named = _concepts_named(question)
     concepts = [m.surface for m in named if " " in m.surface or m.type in MEASURED_TYPES]
     names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))
-             and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in concepts)]
+             and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in [*concepts, *identifiers])]
     return list(dict.fromkeys([*names, *identifiers]))
 
 
@@ -171,6 +173,8 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
             continue
         if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
             continue
+        if _VERSION.match(term) and _version_in(term, joined):  # "Version 1.0" is printed "Version 1", "v1"
+            continue
         if in_library(term) or _EDITION.search(term):  # an edition the library does not hold at all
             missing.append(term)
     return missing
@@ -184,6 +188,15 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     return [term for term in specific_terms(question)
             if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
             and not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))]
+
+
+_VERSION = re.compile(r"^(?:[Vv]ersion |[vV])(\d+(?:\.\d+)*)$")
+
+
+def _version_in(term: str, text: str) -> bool:
+    """``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1"."""
+    number = re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1))
+    return re.search(rf"(?:\bversion\s*|\bv){re.escape(number)}(?:\.0)*(?![.\d])", text, re.I) is not None
 
 
 def _word_in(word: str, text: str) -> bool:

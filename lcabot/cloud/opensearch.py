@@ -31,7 +31,7 @@ from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 
 from lcabot.errors import ConfigurationError, IndexWriteError
-from lcabot.models import Chunk, DocumentRecord, PageSpan
+from lcabot.models import Chunk, DocumentRecord, PageSpan, same_section
 
 DEFAULT_INDEX_NAME = "lcabot-chunks"
 VECTOR_FIELD = "embedding"
@@ -491,12 +491,13 @@ class OpenSearchIndex:
         return np.asarray([by_id[c] for c in chunk_ids], dtype=np.float32)
 
     def neighbours(self, chunk: Chunk) -> list[Chunk]:
-        """The chunks just before and after ``chunk`` in the same section of the same document."""
+        """The chunks just before and after ``chunk`` in the same section of the same document (the one after it may
+        open a subsection)."""
         query = _all_of({"type": "chunk"}, {"doc_id": chunk.doc_id},
                         terms={"ordinal": [chunk.ordinal - 1, chunk.ordinal + 1]})
         found = {h["_source"]["chunk_id"]: h["_source"] for h in self._scan(query, {"excludes": [VECTOR_FIELD]})}
         out = sorted((_chunk(s) for s in found.values()), key=lambda c: c.ordinal)
-        return [c for c in out if c.section_path == chunk.section_path]
+        return [c for c in out if same_section(c, chunk)]
 
     def page_text(self, doc_id: str, page: int) -> str | None:
         hits = list(self._scan(_all_of({"type": "page"}, {"doc_id": doc_id}, {"page": page}), ["text"]))

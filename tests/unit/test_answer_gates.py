@@ -365,3 +365,39 @@ def test_a_question_opening_with_a_premise_is_read_from_its_question():
     assert frame(q).parts == ("What kind of review does that entry level ask for",) and frame(q).premise == premise
     follow_up = "What is the GWP of 1 kg H2? And with CCS?"
     assert split_premise(follow_up) == ("", follow_up)
+
+
+def test_a_list_going_on_in_the_next_chunk_keeps_its_lead_in():
+    """JRC ILCD compliance rules, pp. 7–8: "… three levels of data quality are differentiated …:" ends one chunk;
+    the next chunk opens with the three levels, unbulleted."""
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan, same_section
+
+    lead_in = ('In addition, and only for Process data sets, three levels of data quality are differentiated for each '
+               'of the above goal situations; definitions see chapter 12.3 in the separate document "ILCD Handbook - '
+               'Specific guide for LCI data sets":')
+    text = "High quality data\nBasic quality data\nData estimate\n\nIn all possible combinations, the following " \
+           "compliance statements of Tab. 2 have been set."
+    nxt = Chunk("c2", "d", 16, ("2 Compliance systems", "2.1 Process data sets"), 8, 8, "8", "8", "text", text, text,
+                (PageSpan(0, 8),))
+    first = quotable_units(nxt, lead_in)[0]
+    assert (first.context, first.text) == (lead_in, "High quality data Basic quality data Data estimate")
+    assert failed_gate(Evidence("E1", "d", "i.pdf", "I", None, 8, "8", first.text, "c2", context=lead_in),
+                       frame("Which three data quality levels does ILCD-compliance differentiate?")) is None
+    assert quotable_units(nxt)[0].context == ""
+    before = Chunk("c1", "d", 15, ("2 Compliance systems",), 7, 7, "7", "7", "text", lead_in, lead_in,
+                   (PageSpan(0, 7),))
+    assert same_section(nxt, before) and not same_section(before, nxt)
+
+
+def test_a_version_is_matched_however_it_is_printed():
+    """WBCSD Pathfinder Framework: "published as a Version 1"; the file name says "v1"."""
+    from lcabot.support import absent_from_passages
+
+    passages = ["Pathfinder Framework | wbcsd pathfinder framework v1 The Pathfinder Framework is intentionally "
+                "published as a Version 1, with the knowledge that …"]
+    for asked in ("Version 1.0", "Version 1", "v1"):
+        assert absent_from_passages(f"What does the Pathfinder Framework {asked} require?", passages,
+                                    lambda _: True) == []
+    assert absent_from_passages("What does the Pathfinder Framework Version 2.0 require?", passages,
+                                lambda _: True) == ["Version 2.0"]
