@@ -104,15 +104,20 @@ def _fact_key(text: str) -> str:
 
 def shown_gate_failures(answer: Answer, question: str) -> int:
     """How many of the answer's shown quotes fail a context gate for ``question`` (they should be none: the
-    verifier drops such statements; this counts what got through)."""
+    verifier drops such statements; this counts what got through). A quote shown as a list item is judged as
+    one."""
     from lcabot.gates import failed_gate
     from lcabot.models import Evidence
     from lcabot.questions import frame
 
     asked = frame(question)
+
+    def item(quote: str) -> str:  # shown as a list item under its lead-in ("Under “…:”: “● …” “● …”")
+        return "item" if re.search(r"”:? “" + re.escape(quote) + "”", answer.text) else ""
+
     return sum(1 for c in answer.citations if failed_gate(
         Evidence(c.evidence_id, "", c.source, c.title, c.section, c.page, c.page_label, c.quote, "",
-                 reading=c.quote if c.quote.startswith("|") else ""), asked))
+                 reading=c.quote if c.quote.startswith("|") else "", context=item(c.quote)), asked))
 
 
 def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: int = 5,
