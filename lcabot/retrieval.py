@@ -147,13 +147,16 @@ class HybridRetriever:
         return []
 
 
+def heading_in_section(heading: str, number: str) -> bool:
+    """The heading is section ``number``'s or one of its subsections' ("4 Entry-level requirements" for "4",
+    "ANNEX B.2 …" for "B")."""
+    return bool(number) and (heading == number or heading.startswith((f"{number} ", f"{number}."))
+                             or heading.upper().startswith(f"ANNEX {number.upper()}"))
+
+
 def in_section(chunk: Chunk, number: str) -> bool:
-    """The chunk is in section ``number`` or one of its subsections (by its section path: "4 Entry-level
-    requirements", "ANNEX B.2 …")."""
-    if not number:
-        return False
-    return any(h == number or h.startswith((f"{number} ", f"{number}.")) or h.upper().startswith(f"ANNEX {number}")
-               for h in chunk.section_path)
+    """The chunk is in section ``number`` or one of its subsections (by its section path)."""
+    return any(heading_in_section(h, number) for h in chunk.section_path)
 
 
 def _title_match(terms: Sequence[str], chunk: Chunk) -> float:

@@ -118,8 +118,8 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
 _IDENTIFIER = re.compile(
     r"(?<![\w/:.])(?:\d{4}/\d{2,4}|\d{4,5}:\d{4}|(?:19|20)\d{2})(?![\w/:])|\b[vV]\d+(?:\.\d+)+\b|\bv\d+\b|"
     r"\b[Vv]ersion \d+(?:\.\d+)*\b")
-# an act, a dated standard or a version: 2021/2279, 14067:2018, v7.0, Version 2.0
-_EDITION = re.compile(r"\d[/:]\d|^[vV]\d|^[Vv]ersion \d")
+_DATED = re.compile(r"\d[/:]\d")  # an act or a dated standard: 2021/2279, 14067:2018
+_VERSION = re.compile(r"^(?:[Vv]ersion |[vV])(\d+(?:\.\d+)*)$")  # v7.0, Version 2.0
 _REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\s*$", re.I)
 
 
@@ -175,7 +175,7 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
             continue
         if _VERSION.match(term) and _version_in(term, joined):  # "Version 1.0" is printed "Version 1", "v1"
             continue
-        if in_library(term) or _EDITION.search(term):  # an edition the library does not hold at all
+        if in_library(term) or _DATED.search(term) or _VERSION.match(term):  # an edition the library lacks
             missing.append(term)
     return missing
 
@@ -188,9 +188,6 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     return [term for term in specific_terms(question)
             if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
             and not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))]
-
-
-_VERSION = re.compile(r"^(?:[Vv]ersion |[vV])(\d+(?:\.\d+)*)$")
 
 
 def _version_in(term: str, text: str) -> bool:

@@ -18,7 +18,7 @@ from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity
 from lcabot.report.units import OWN_STUDY
-from lcabot.retrieval import STOPWORDS, WORD, content_terms
+from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
 from lcabot.support import term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
@@ -109,14 +109,14 @@ class ExtractiveGenerator:
         terms = content_terms(question)
         # a term of a concept the question names is present where the concept is, under any of its names
         # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2")
-        concepts = _concept_terms(question)
+        concepts, concept_words = _concepts_of(question)
         named = [{m.name for m in _ONTOLOGY.mentions(normalise(text))} for text in texts] if concepts else []
         present = {t: [term_present(t, text) or (t in concepts and bool(concepts[t] & named[i])) for i, text in
                        enumerate(texts)] for t in terms}
         # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
         weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) * (1.0 if t in own else ABOUT_WEIGHT)
                   for t, hits in present.items()}
-        for t, words in _concept_words(question).items():  # a concept weighs as one term, however long its name
+        for t, words in concept_words.items():  # a concept weighs as one term, however long its name
             weight[t] /= words
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
@@ -201,29 +201,22 @@ def _word_pairs(question: str) -> list[str]:
 
 def _in_section(evidence: Evidence, number: str) -> bool:
     """The span is in section ``number`` (by its section label, or a heading run into its text)."""
-    label = evidence.section or ""
-    if label == number or label.startswith((f"{number} ", f"ANNEX {number}", f"Annex {number}")):
+    if heading_in_section(evidence.section or "", number):
         return True
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])\s+[A-Z]", evidence.text) is not None
 
 
-def _concept_terms(question: str) -> dict[str, set[str]]:
-    """Content term of ``question`` → the ontology concepts whose name in the question holds it."""
-    out: dict[str, set[str]] = {}
+def _concepts_of(question: str) -> tuple[dict[str, set[str]], dict[str, int]]:
+    """For each content term of ``question`` inside an ontology concept's name: the concepts whose name holds it,
+    and the number of content words of the longest such name."""
+    names: dict[str, set[str]] = {}
+    words: dict[str, int] = {}
     for mention in _ONTOLOGY.mentions(normalise(question)):
-        for term in content_terms(mention.surface):
-            out.setdefault(term, set()).add(mention.name)
-    return out
-
-
-def _concept_words(question: str) -> dict[str, int]:
-    """Content term of ``question`` → the number of content words of the longest concept name holding it."""
-    out: dict[str, int] = {}
-    for mention in _ONTOLOGY.mentions(normalise(question)):
-        words = content_terms(mention.surface)
-        for term in words:
-            out[term] = max(out.get(term, 1), len(words))
-    return out
+        terms = content_terms(mention.surface)
+        for term in terms:
+            names.setdefault(term, set()).add(mention.name)
+            words[term] = max(words.get(term, 1), len(terms))
+    return names, words
 
 
 def statement(evidence: Evidence, *items: Evidence) -> str:
