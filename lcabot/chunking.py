@@ -77,6 +77,7 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
     drafts: list[tuple[tuple[str, ...], str, list[_Piece]]] = []
     pending: list[_Piece] = []
     pending_path: tuple[str, ...] = ()
+    notes: list[_Piece] = []  # the section's footnotes: chunked after it, so its sentences run on across pages
 
     def flush() -> None:
         nonlocal pending
@@ -84,11 +85,27 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             drafts.append((pending_path, "text", pending))
         pending = []
 
+    def flush_notes() -> None:
+        while notes:
+            size = 0
+            for n, note in enumerate(notes):
+                size += len(note.text)
+                if size > TARGET_CHARS and n:
+                    break
+            else:
+                n = len(notes)
+            drafts.append((pending_path, "text", notes[:n]))
+            del notes[:n]
+
     for block in parsed.blocks:
         if block.kind == "title":
             continue
+        if block.kind == "footnote":
+            notes.append(_Piece(block.text, block.page))
+            continue
         if block.kind == "heading" or block.section_path != pending_path:
             flush()
+            flush_notes()
             pending_path = block.section_path
             if block.kind == "heading":
                 continue
@@ -107,6 +124,7 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
                 pending = [overlap] if overlap else []
             pending.append(piece)
     flush()
+    flush_notes()
     header = document_header(parsed.title, parsed.authors, source)
     return [_make_chunk(parsed, doc_id, header, i, path, kind, pieces)
             for i, (path, kind, pieces) in enumerate(drafts)]
@@ -114,8 +132,22 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
 
 def embedding_text(chunk: Chunk) -> str:
     """What is embedded: section path and text, without the document header (which every chunk of a document
-    shares, and which would pull all of its chunks towards one point)."""
-    return for_search(" > ".join(chunk.section_path) + "\n" + chunk.text)
+    shares, and which would pull all of its chunks towards one point). A table is embedded by its words — caption,
+    headers and row labels, each once — not its numbers and cell rules, which would fill the model's 256 word
+    pieces with nothing a question says (Nab & Maslin 2020, Table 2: "Airport to airport", not "10.42|100")."""
+    text = chunk.text if chunk.kind != "table" else _table_words(chunk.text)
+    return for_search(" > ".join(chunk.section_path) + "\n" + text)
+
+
+def _table_words(text: str) -> str:
+    lines = [line for line in text.splitlines() if not line.startswith("|")]
+    cells = (c.replace("<br>", " ").strip(" *_") for line in text.splitlines() if line.startswith("|")
+             for c in line.strip().strip("|").split("|"))
+    words = [c for c in cells if re.search(r"[^\W\d_]{2}", c) and not _PLACEHOLDER_CELL.match(c)]
+    return "\n".join([*lines, " | ".join(dict.fromkeys(words))])
+
+
+_PLACEHOLDER_CELL = re.compile(r"^Col\d+$")  # PyMuPDF's name for a header cell it found empty
 
 
 def document_header(title: str, authors: str, source: str) -> str:

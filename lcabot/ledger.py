@@ -113,7 +113,7 @@ def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
                 units.append(QuotableUnit(offset, text, context, last_page))
             continue
         cells = _cells(text)
-        filled = [c for c in cells if c]
+        filled = [c for c in cells if clean_cell(c)]  # PyMuPDF's placeholder headers (Col2) are empty cells
         if not filled or _SEPARATOR.match(text):
             continue
         if any(_NUMBER_CELL.match(c) for c in filled):
@@ -134,11 +134,14 @@ def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
                 units.append(QuotableUnit(offset, text, context, last_page, reading))
                 data_seen = True
                 continue
-        if label is None:
+        nxt = pieces[i + 1][1] if i + 1 < len(pieces) else ""
+        above_data = any(_NUMBER_CELL.match(c.strip()) for c in nxt.strip("|").split("|"))
+        if label is None or (header_rows and not data_seen and not above_data):
+            # a label among the header rows heads its column in each sub-table ("CO2 emission" over Brazil's and
+            # Vietnam's values, Nab & Maslin 2020, Table 2): a header row, not a panel
             header_rows = [*header_rows, cells] if not data_seen else [cells]
             continue
-        nxt = pieces[i + 1][1] if i + 1 < len(pieces) else ""
-        if any(_NUMBER_CELL.match(c.strip()) for c in nxt.strip("|").split("|")):
+        if above_data:
             group = label  # "|Exportation|||Exportation|||" directly above its rows
         else:  # "|Conventional|…" above header rows: a panel of the table (labels in a row accumulate)
             panel, group = (label if data_seen else f"{panel} {label}".strip()), ""
@@ -248,10 +251,16 @@ def row_reading(cells: list[str], header_rows: Sequence[Sequence[str]]) -> str:
     segments = [seg for seg in segments if seg[2]]
     if not segments:
         return ""
-    named = len({headers[j] for j, _, _ in segments}) == len(segments) > 1  # "Brazil" and "Vietnam", not twice the same
+    # sub-tables side by side are named by the header cells above their labels that differ ("Brazil", "Vietnam";
+    # not the "Emission source" both print)
+    columns = [j for j, _, _ in segments]
+    differing = [[clean_cell(row[c]) if c < len(row) else "" for c in columns] for row in header_rows]
+    differing = [row for row in differing if len(set(row)) > 1]
+    names = {j: " ".join(row[n] for row in differing if row[n]) for n, j in enumerate(columns)}
+    named = len(set(names.values())) == len(segments) > 1
     parts = []
     for j, label, values in segments:
-        name = f"{label} ({headers[j]})" if named and headers[j] and label else label
+        name = f"{label} ({names[j]})" if named and names[j] and label else label
         parts.append(f"{name}: " + "; ".join(values) if name else "; ".join(values))
     return " | ".join(parts)
 

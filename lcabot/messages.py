@@ -326,10 +326,11 @@ def quote_statement(text: str) -> str:
     return f"“{text}”"
 
 
-def table_statement(table: str, reading: str) -> str:
-    """A table row written out with its headers and units: ``Table 7: Greenhouse gases (GWP 100a): Total (H2
-    Non-Seq.) 34.8 kg CO2 eq; …``."""
-    return f"{table}: {reading}" if table else reading
+def table_statement(table: str, readings: Sequence[str]) -> str:
+    """Table rows written out with their headers and units: ``Table 7: Greenhouse gases (GWP 100a): Total (H2
+    Non-Seq.) 34.8 kg CO2 eq; …``; several rows of one table one after the other, parted by `` · ``."""
+    rows = " · ".join(readings)
+    return f"{table}: {rows}" if table else rows
 
 
 def list_statement(lead_in: str, items: Sequence[str]) -> str:

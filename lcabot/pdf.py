@@ -35,8 +35,9 @@ _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is un
 
 @dataclass
 class Block:
-    """A unit of page content in reading order. ``kind`` is ``text``, ``table``, ``heading`` or ``title`` (the
-    document's title as printed on its first page: kept in the page text, not chunked)."""
+    """A unit of page content in reading order. ``kind`` is ``text``, ``table``, ``heading``, ``footnote`` (a note in
+    smaller type opening with its raised number, PEFCR guidance p. 96: "⁵⁹ as no EF-compliant dataset …") or
+    ``title`` (the document's title as printed on its first page: kept in the page text, not chunked)."""
 
     page: int  # 1-based PDF page index
     kind: str
@@ -67,6 +68,7 @@ class _Line:
     bbox: tuple[float, float, float, float]
     size: float
     bold: bool
+    note: bool = False  # opens with a raised, smaller number ("⁵⁹ as no EF-compliant dataset …"): a footnote's start
 
 
 def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocument:
@@ -236,7 +238,9 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
         text = "".join(s["text"] for s in kept).strip()  # spaces may be spans of their own
         main = max(spans, key=lambda s: len(s["text"].strip()))
         bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
-        out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold))
+        note = (len(spans) > 1 and spans[0]["text"].strip().isdigit() and spans[0]["size"] < 0.8 * main["size"]
+                and spans[0] is not main)
+        out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note))
     return out
 
 
@@ -575,7 +579,7 @@ def _continues(prev: _Line, ln: _Line) -> bool:
     size = max(prev.size, ln.size)
     pitch = ln.bbox[1] - prev.bbox[1]  # baseline to baseline, whatever the height of the line boxes
     close = -0.5 * size <= gap <= size * 0.8 or 0 < pitch <= 1.35 * size
-    return overlaps and close and same_style and not starts_section
+    return overlaps and close and same_style and not starts_section and not ln.note  # each footnote its own
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
@@ -591,7 +595,7 @@ def _join_fragments(lines: list[_Line], width: float) -> list[_Line]:
         toc_page_number = ln.text.strip().isdigit() and ln.bbox[0] > width * 0.6  # "7.6 CUT-OFF ...... 61"
         if prev and abs(ln.bbox[1] - prev.bbox[1]) < 2 and (near or toc_page_number):
             box = (prev.bbox[0], min(prev.bbox[1], ln.bbox[1]), ln.bbox[2], max(prev.bbox[3], ln.bbox[3]))
-            out[-1] = _Line(prev.page, f"{prev.text} {ln.text}", box, prev.size, prev.bold and ln.bold)
+            out[-1] = _Line(prev.page, f"{prev.text} {ln.text}", box, prev.size, prev.bold and ln.bold, prev.note)
             continue
         out.append(ln)
     return out
@@ -619,7 +623,9 @@ def _page_blocks(
             blocks.append(Block(page, "table", item, tracker.path))
             continue
         text = join_lines([ln.text for ln in item], vocabulary)
-        if tracker.observe(text, item[0].size, item[0].bold, body_size, page):
+        if item[0].note and item[0].size < body_size - 0.5:
+            blocks.append(Block(page, "footnote", text, tracker.path))
+        elif tracker.observe(text, item[0].size, item[0].bold, body_size, page):
             blocks.append(Block(page, "heading", " ".join(text.split()), tracker.path))
         else:
             blocks.append(Block(page, "text", text, tracker.path))

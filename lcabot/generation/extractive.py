@@ -24,6 +24,7 @@ from lcabot.support import term_present
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
 ABOUT_WEIGHT = 0.5  # of a term only in what the question refers back to (the part before it, its premise)
+TITLE_WEIGHT = 0.1  # times the share of the question's terms in the span's section title
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
@@ -81,10 +82,21 @@ class ExtractiveGenerator:
         picked: list[list[Evidence]] = []
         used: set[str] = set()
         per_page: dict[tuple[str, int], int] = {}
+        tables: dict[tuple[str, int, str], int] = {}  # a table's first picked row → its place in the answer
         for i in order:
             e = candidates[i]
-            if e.evidence_id in used or e.text in used or per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
+            if e.evidence_id in used or e.text in used:
                 continue  # a sentence printed twice (a rule and its template copy) is quoted once
+            table = (e.doc_id, e.page, e.context)
+            if e.reading and table in tables:  # a second row of a table: the table's rows are read together
+                rows = _rows_of(e, order, candidates)
+                picked[tables[table]] = rows
+                used.update(r.evidence_id for r in rows)
+                continue
+            if per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
+                continue
+            if e.reading:
+                tables[table] = len(picked)
             group = _list_of(e, order, candidates)
             picked.append(group)
             used.update(g.evidence_id for g in group)
@@ -140,8 +152,13 @@ class ExtractiveGenerator:
         bonus = bonus * np.minimum(1.0, 2 * overlap)
         if asked.section:  # the question names the section: its own text is what it asks about
             bonus += np.array([KIND_BONUS * _in_section(e, asked.section) for e in evidence])
+        # the question's words in the span's section title ("From supplier to factory" for a question about
+        # transport from a supplier to the factory, not the lists of "From factory to final client")
+        titled = np.array([sum(weight[t] for t in terms if t in own and term_present(t, e.section or ""))
+                           for e in evidence]) / total
         w_cos, w_terms, w_rank = WEIGHTS
-        return w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase + bonus
+        return (w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase + TITLE_WEIGHT * titled
+                + bonus)
 
 
 def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
@@ -171,6 +188,15 @@ def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -
              and not candidates[i].reading}  # one of each text, the best ranked
     best = sorted(items.values(), key=order.index)[:MAX_LIST_ITEMS]
     return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
+
+
+def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence]) -> list[Evidence]:
+    """The rows of ``row``'s table among the candidates (at most :data:`MAX_LIST_ITEMS`, the best ranked), in the
+    table's order: when two rows of one table answer, the reader sees the table (PEFCR guidance Table 6, p. 54: the
+    five life cycle stages and their shares, not three of them)."""
+    same = [i for i in order if candidates[i].reading and candidates[i].doc_id == row.doc_id
+            and candidates[i].page == row.page and candidates[i].context == row.context]
+    return [candidates[i] for i in sorted(same[:MAX_LIST_ITEMS])]
 
 
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
@@ -225,7 +251,8 @@ def statement(evidence: Evidence, *items: Evidence) -> str:
     them, else the verbatim sentence in quotes."""
     if evidence.reading:
         m = _TABLE_NAME.match(evidence.context)  # "TABLE 2" as the caption prints it is named "Table 2"
-        return messages.table_statement(m.group(1).capitalize() if m else "", evidence.reading)
+        return messages.table_statement(m.group(1).capitalize() if m else "",
+                                        [evidence.reading, *(e.reading for e in items)])
     if evidence.context:
         return messages.list_statement(evidence.context, [evidence.text, *(e.text for e in items)])
     return messages.quote_statement(evidence.text)

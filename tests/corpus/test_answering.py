@@ -149,3 +149,15 @@ def test_a_list_is_quoted_whole_under_its_lead_in(answerer, corpus_index, source
                            "situation. This means:”: “● A=0.2. Low offer")
     assert line.index("A=0.2.") < line.index("A=0.8.") < line.index("A=0.5.")
     _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_rows_of_one_table_are_read_together(answerer, corpus_index, sources):
+    """PEFCR guidance v6.3, Table 6 (p. 54): when rows of one table answer, the table's rows are shown together
+    (the five life cycle stages with their shares), not the three that happened to rank best."""
+    answer = answerer.ask("In the PEFCR guidance's example of most relevant life cycle stages for climate change, "
+                          "what share does each stage contribute?")
+    line = next(line for line in answer.text.split("\n") if line.startswith("Table 6: "))
+    assert ("Raw material acquisition and pre-processing: Contribution 50.3% · Production of the main product: "
+            "Contribution 21.2% · Product distribution and storage: Contribution 16.5%") in line
+    assert any(c.page == 54 for c in answer.citations)
+    _assert_citations_verbatim(answer, corpus_index, sources)

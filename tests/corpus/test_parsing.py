@@ -154,3 +154,24 @@ def test_pefcr_annex_b_pages_carry_the_annex_b_heading(pefcr):
     assert paths[170] == ("Annex B - PEFCR TEMPLATE",)
     assert paths[163][0].startswith("Annex A")
     assert paths[209] == ("ANNEX B.1 – List of EF normalisation and weighting factors",)
+
+
+def test_footnotes_are_their_own_blocks_and_never_split_a_list_pefcr_p96(pefcr):
+    """PEFCR guidance p. 96: footnote 59 ("as no EF-compliant dataset for van transport …", 10 pt under a raised
+    "59") sat between "● 230 km by truck … utilisation ratio; and" and the list's next item on p. 97, and was read
+    as the item's end."""
+    notes = [b.text for b in pefcr.blocks if b.kind == "footnote" and b.page == 96]
+    assert len(notes) == 2
+    assert notes[0].startswith("59 as no EF-compliant dataset") and notes[1].startswith("60Calculated as the mass")
+    chunks = chunk_document(pefcr, "doc", PEFCR.name)
+    listed = next(c.text for c in chunks if "● 230 km by truck" in c.text)
+    assert re.search(r"utilisation ratio; and\n+● 280 km by train \(average freight train", listed)
+    assert "EF-compliant dataset for van" not in listed
+    assert any(c.text.startswith("59 as no EF-compliant dataset") for c in chunks)  # still searchable, as a note
+
+
+def test_a_footnote_at_a_column_foot_does_not_cut_its_sentence_moretti_p8():
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    text = " ".join(" ".join(c.text.split()) for c in chunk_document(parsed, "m", MORETTI.name))
+    assert ("the environmental impact would increase by 17%−58% and 10–28%, respectively. The second sensitivity is "
+            "related to the multifunctionality of hydrotreatment and steam cracking.") in text

@@ -7,8 +7,8 @@ from collections import Counter
 
 from lcabot.chunking import continues_sentence
 from lcabot.gates import failed_gate, is_fragment, scenario_share, units_supported
-from lcabot.ledger import clean_cell, row_reading
-from lcabot.models import Evidence
+from lcabot.ledger import clean_cell, quotable_units, row_reading
+from lcabot.models import Chunk, Evidence, PageSpan
 from lcabot.normalize import join_lines
 from lcabot.questions import frame, states_quantity
 
@@ -86,6 +86,10 @@ def test_a_question_names_its_quantity_section_and_scenario_in_the_documents_wor
     assert frame("What does the PEFCR guidance say about cut-offs?").section == ""
 
 
+def _table_chunk(text: str) -> Chunk:
+    return Chunk("c", "d", 0, (), 11, 11, "11", "11", "table", text, text, (PageSpan(0, 11),))
+
+
 def test_table_rows_read_with_headers_and_units():
     """Burchart et al. 2023, Table 7 (p. 12) and Nab & Maslin 2020, Table 2 (p. 11), as PyMuPDF prints them."""
     header = ["ImpactCategory", "Unit", "Total (H Non-Seq.)<br>2", "Total (H Seq.)<br>2",
@@ -98,6 +102,20 @@ def test_table_rows_read_with_headers_and_units():
     assert row_reading(["Airport to airport", "10.42", "100", "Airport to airport", "11.55", "98"], coffee) == (
         "Airport to airport: 10.42 kg CO2e kg–1 green coffee; 100% | Airport to airport: 11.55 kg CO2e kg–1 green "
         "coffee; 98%")
+    # the same table with its panel label above the country headers and a label heading both sub-tables' values
+    panel = ["TABLE 2 Carbon footprint at each phase", "", "|Conventional|Col2|Col3|Col4|Col5|Col6|",
+             "|---|---|---|---|---|---|", "|Brazil|||Vietnam|||", "||CO2 emission|||CO2 emission||",
+             "|Emission source|kg CO2e kg–1 green coffee|%|Emission source|kg CO2e kg–1 green coffee|%|",
+             "|Exportation|||Exportation|||", "|Airport to airport|10.42|100|Airport to airport|11.55|98|",
+             "|Sustainable||||||", "|Brazil|||Vietnam|||", "||CO2 emission|||CO2 emission||",
+             "|Emission source|kg CO2e kg–1 green coffee|%|Emission source|kg CO2e kg–1 green coffee|%|",
+             "|Exportation|||Exportation|||", "|Airport to airport|0.12|67|Airport to airport|0.21|50|"]
+    readings = [u.reading for u in quotable_units(_table_chunk("\n".join(panel))) if u.reading]
+    assert readings == [
+        "(Conventional, Exportation) Airport to airport (Brazil): 10.42 kg CO2e kg–1 green coffee; 100% | "
+        "Airport to airport (Vietnam): 11.55 kg CO2e kg–1 green coffee; 98%",
+        "(Sustainable, Exportation) Airport to airport (Brazil): 0.12 kg CO2e kg–1 green coffee; 67% | "
+        "Airport to airport (Vietnam): 0.21 kg CO2e kg–1 green coffee; 50%"]
     assert clean_cell("Col6") == "" and clean_cell("2.38_·_104") == "2.38·104"
     # PEFCR guidance v6.3, Table 6 (p. 54): the unit is printed in the header's brackets
     assert row_reading(["Raw material acquisition and pre-processing", "50.3"],
@@ -108,8 +126,7 @@ def test_table_rows_read_with_headers_and_units():
     lci = [["Col1", "INPUT", "Col3", "OUTPUT", "Col5", "Col6"],
            ["**Factor/Material**", "**Amount**", "**Unit**", "**Factor/Material**", "**Amount**", "**Unit**"]]
     assert row_reading(["Coal transport (rail)<br>100", "Coal transport (rail)<br>100", "km", "Slag", "2.32", "kg"],
-                       lci) == ("Coal transport (rail) (Factor/Material): INPUT Amount 100 km | "
-                                "Slag (OUTPUT Factor/Material): Amount 2.32 kg")
+                       lci) == "Coal transport (rail): INPUT Amount 100 km | Slag (OUTPUT): Amount 2.32 kg"
 
 
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
@@ -315,6 +332,11 @@ def test_a_supplier_inside_europe_is_not_answered_by_the_outside_europe_scenario
                        context="For all other products from supplier to factory, the following scenario shall be used:")
     assert failed_gate(outside, q) == "baseline"
     assert failed_gate(inside, q) is None
+    # the outside-Europe truck leg covers "harbour/airport to factory outside and inside Europe": still that case's
+    truck = _evidence("● 1000 km by truck (>32 t, EURO 4), for the sum of distances from harbour/airport to factory "
+                      "outside and inside Europe.",
+                      context="For all suppliers located outside Europe, the following scenario shall be used:")
+    assert failed_gate(truck, q) == "baseline"
 
 
 def test_a_row_of_sentences_under_its_headers_is_read_as_a_row():

@@ -105,3 +105,18 @@ def test_settings_name_the_bad_variable():
     with pytest.raises(ValueError, match="LCABOT_TOP_K must be a number, got 'abc'"):
         Settings.from_env({"LCABOT_TOP_K": "abc"})
     assert str(Settings.from_env({"LCABOT_HOME": ""}).home) == ".lcabot"
+
+
+def test_a_table_is_embedded_by_its_words_not_its_numbers():
+    """Nab & Maslin 2020, Table 2 (p. 11): the model's 256 word pieces go to caption, headers and row labels."""
+    from lcabot.chunking import embedding_text
+    from lcabot.models import Chunk, PageSpan
+
+    text = ("TABLE 2 Carbon footprint at each phase\n\n|Conventional|Col2|Col3|\n|---|---|---|\n"
+            "|Emission source|kg CO2e kg–1 green coffee|%|\n|Exportation|||\n|Airport to airport|10.42|100|\n"
+            "|Total|10.44|100|\n|Total|0.19|100|")
+    chunk = Chunk("c", "d", 0, ("6.3 Growing, milling, and exportation phases",), 11, 11, "11", "11", "table", text,
+                  text, (PageSpan(0, 11),))
+    assert embedding_text(chunk) == (
+        "6.3 Growing, milling, and exportation phases TABLE 2 Carbon footprint at each phase Conventional | "
+        "Emission source | kg CO2e kg–1 green coffee | Exportation | Airport to airport | Total")
