@@ -15,7 +15,7 @@ from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
-from lcabot.questions import QuestionFrame, frame, kind_of, names_parameter, states_quantity
+from lcabot.questions import QuestionFrame, frame, kind_of, names_code, names_parameter, states_quantity
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
 from lcabot.support import (
     Support,
@@ -230,11 +230,13 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
 
 def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
     """Whether a passage holds what ``asked`` specifically asks for: a value of the quantity it names, in its unit,
-    or the formula parameter it names by symbol; None when it asks for neither."""
-    if not asked.quantity and not asked.parameters:
+    the formula parameter it names by symbol, or every code it names ("goal situations C1 and C2"); None when it
+    asks for none of these."""
+    if not asked.quantity and not asked.parameters and not asked.codes:
         return None
     return lambda text: ((bool(asked.quantity) and states_quantity(text, asked.quantity))
-                         or any(names_parameter(text, s) for s in asked.parameters))
+                         or any(names_parameter(text, s) for s in asked.parameters)
+                         or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))
 
 
 def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evidence]:

@@ -51,8 +51,9 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"
-    if other_scenario(evidence.context, question) or other_scenario(f"{evidence.context} {evidence.reading or text}",
-                                                                    question):
+    where = re.match(r"^\(([^()]*)\) ", evidence.reading)  # a row's panel and group: "(Sustainable, Exportation) …"
+    if (other_scenario(evidence.context, question) or (where and other_scenario(where.group(1), question))
+            or other_scenario(f"{evidence.context} {evidence.reading or text}", question)):
         return "baseline"  # an item under "For all suppliers located outside Europe:" is that case's, whatever it adds
     return None
 

@@ -14,6 +14,12 @@ from lcabot.normalize import LIST_ITEM, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
+# The run-in labels of a structured abstract, printed before its first sentence (Heijungs 2020, p. 394:
+# "Abstract" / "Introduction The Monte Carlo technique …"; "Discussion and conclusions Apart from …")
+_RUN_IN_LABEL = re.compile(
+    r"^(?:Abstract\s+)?(?:Introduction|Background|Purpose|Aims?|Objectives?|Methods|Materials and methods|Results"
+    r"(?: and discussion)?|Discussion(?: and conclusions?)?|Conclusions?|Recommendations(?: and perspectives)?)"
+    r"\s+(?=[A-Z][a-z])|^Abstract\s+(?=[A-Z][a-z])")
 _NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
 
 
@@ -96,6 +102,8 @@ def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
     data_seen = False
     header_rows: list[list[str]] = []
     for i, (offset, text, last_page) in enumerate(pieces):
+        if label := _RUN_IN_LABEL.match(text):  # "Abstract Introduction The Monte Carlo technique …": not its words
+            offset, text = offset + label.end(), text[label.end():]
         if not text.startswith("|"):
             after_lead_in = bool(units) and units[-1].text == lead_in or (not units and bool(lead_in))
             if LIST_ITEM.match(text) or (after_lead_in and not text.rstrip().endswith(":")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from lcabot.models import Citation, DocumentRecord, DocumentStatus, GraphFact
@@ -329,6 +330,10 @@ def quote_statement(text: str) -> str:
 def table_statement(table: str, readings: Sequence[str]) -> str:
     """Table rows written out with their headers and units: ``Table 7: Greenhouse gases (GWP 100a): Total (H2
     Non-Seq.) 34.8 kg CO2 eq; …``; several rows of one table one after the other, parted by `` · ``."""
+    where = re.match(r"^\([^()]*\) ", readings[0])  # "(Conventional, Exportation) ": said once for its rows
+    if where and len(readings) > 1 and all(r.startswith(where.group(0)) for r in readings):
+        table = f"{table} {where.group(0).strip()}".strip()
+        readings = [r[where.end():] for r in readings]
     rows = " · ".join(readings)
     return f"{table}: {rows}" if table else rows
 

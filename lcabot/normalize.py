@@ -20,7 +20,8 @@ _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
 # bullets the Symbol and Wingdings fonts print from the private use area (JRC ILCD compliance rules, p. 16), shown as
 # the bullets they are
 _PRIVATE_BULLETS = str.maketrans({"\uf0b7": "•", "\uf0a7": "▪", "\uf0a8": "▫"})
-LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)])\s+")  # "● …", "- …", "3) …"
+# "● …", "- …", "3) …", and the "o" that word processors print as a second-level bullet ("o Situation C1 …")
+LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)]|o(?=\s+[A-Z]))\s+")
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
 # a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
 # also "These are: 1) …"; a bullet glyph starts an item wherever it is ("… (CFF-M), ● Default A values …", p. 123)

@@ -60,6 +60,8 @@ QUANTITIES = (
 # A parameter the question names by its symbol ("the A factor", "the R1 value"), as formulas print it
 _PARAMETER = re.compile(r"(?<=\s)([A-Z]\d{0,2})(?:[\s-]+(?:factor|value|parameter)s?\b|"
                         r"(?=\s+(?:stands? for|means?|represents?)\b))")
+# A code of a letter and a number ("situations C1 and C2", module "A3"); not an element's formula ("kg H2")
+_CODE = re.compile(r"(?<![\w.\-/])(?!(?:H|N|O)2\b)([A-Z]\d{1,2})(?![\w.\-/])")
 # A later part that refers back to the part before it ("… and what values is it allowed to take?")
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 # Statements before the question proper: up to the last sentence end followed by a question word
@@ -85,6 +87,8 @@ class QuestionFrame:
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
             ``duration``, ``distance``, ``energy``, ``limit``), else ``""``.
         parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
+        codes: the letter-and-number codes the question names (``("C1", "C2")`` for "goal situations C1 and C2",
+            life cycle modules such as ``A3``), not element formulas (``H2``).
         premise: the statements the question opens with before asking (see :func:`split_premise`), else ``""``;
             kind, parts and quantity are read from the question after it.
     """
@@ -97,6 +101,7 @@ class QuestionFrame:
     section: str = ""
     quantity: str = ""
     parameters: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
     premise: str = ""
 
     @property
@@ -136,6 +141,11 @@ def names_parameter(text: str, symbol: str) -> bool:
     s = re.escape(symbol)
     used = rf"(?<![\w.]){s}(?:[\s-]*(?:factor|value)s?\b|\s*[:=≤<>≥])|[=≤<>≥]\s*{s}(?![\w.])"
     return re.search(used, text) is not None
+
+
+def names_code(text: str, code: str) -> bool:
+    """True when ``text`` prints ``code`` as a word ("Situation C1 …"), not inside another ("C12", "PM2.5")."""
+    return re.search(rf"(?<![\w.\-/]){re.escape(code)}(?![\w.\-/])", text) is not None
 
 
 def kind_of(question: str) -> str:
@@ -179,5 +189,6 @@ def frame(question: str) -> QuestionFrame:
         section=section.group(1) if section else "",
         quantity=quantity_of(asking) if kind in ("numeric", "comparison") else "",
         parameters=tuple(dict.fromkeys(_PARAMETER.findall(question))),
+        codes=tuple(dict.fromkeys(_CODE.findall(question))),
         premise=premise,
     )

@@ -80,6 +80,7 @@ class ExtractiveGenerator:
             order = [int(i) for i in rankings[-1]]
         order = _value_first(order, candidates, frame(parts[0]) if parts else asked)
         picked: list[list[Evidence]] = []
+        quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
         per_page: dict[tuple[str, int], int] = {}
         tables: dict[tuple[str, int, str], int] = {}  # a table's first picked row → its place in the answer
@@ -99,12 +100,14 @@ class ExtractiveGenerator:
                 tables[table] = len(picked)
             group = _list_of(e, order, candidates)
             picked.append(group)
+            quoted.append(e)
             used.update(g.evidence_id for g in group)
             used.update(g.text for g in group)
             per_page[(e.doc_id, e.page)] = per_page.get((e.doc_id, e.page), 0) + 1
             if len(picked) == self._max:
                 break
-        return [Claim(statement(*group), tuple(g.evidence_id for g in group), group[0].text) for group in picked]
+        return [Claim(statement(*group), tuple(dict.fromkeys([best.evidence_id, *(g.evidence_id for g in group)])),
+                      best.text) for group, best in zip(picked, quoted, strict=True)]
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
               about: str = "") -> np.ndarray:
@@ -134,6 +137,8 @@ class ExtractiveGenerator:
             terms.append(symbol)
             present[symbol] = [names_parameter(text, symbol) for text in texts]
             weight[symbol] = sum(weight.values()) / len(asked.parameters)
+        for code in (c.lower() for c in asked.codes if c.lower() in weight):  # "situations C1 and C2": what it asks
+            weight[code] = max(weight[code], sum(weight.values()) / (2 * len(asked.codes)))
         total = sum(weight.values()) or 1.0
         overlap = np.array([sum(weight[t] for t in terms if present[t][i]) for i in range(len(evidence))]) / total
         pairs = _word_pairs(question)
@@ -164,8 +169,8 @@ class ExtractiveGenerator:
 def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
     """For a question asking for a value, the best of the first :data:`LEAD_WINDOW` spans that states one (in the
     unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact."""
-    if asked.kind not in ("numeric", "comparison"):
-        return order
+    if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
+        return order  # "the difference between situations C1 and C2" asks for no value
     def states(e: Evidence) -> bool:
         return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e)
     lead = next((i for i in order[:LEAD_WINDOW] if states(candidates[i])), None)

@@ -25,8 +25,13 @@ def test_coffee_stage_values_are_cited_to_pdf_page_11(answerer, corpus_index, so
     assert not answer.abstained
     coffee_pages = {c.page for c in answer.citations if c.source == COFFEE}
     assert 11 in coffee_pages
-    table_quotes = [c.quote for c in answer.citations if c.source == COFFEE and c.page == 11]
-    assert any("10.44" in q or "10.42" in q or "1.01" in q for q in table_quotes)
+    page_11 = next(c.number for c in answer.citations if c.source == COFFEE and c.page == 11)
+    rows = " ".join(line for line in answer.text.split("\n") if line.endswith(f"[{page_11}]"))
+    # the phases' totals for conventional Brazil, each read with its panel, group, sub-table and unit
+    for phase, total in (("Growing", "1.01"), ("Milling", "0.10"), ("Exportation", "10.44")):
+        assert f"Table 2 (Conventional, {phase}): " in rows
+        assert f"Total (Brazil): {total} kg CO2e kg–1 green coffee" in rows
+    assert "(Sustainable" not in rows  # the lower panel is the other scenario
     _assert_citations_verbatim(answer, corpus_index, sources)
 
 

@@ -423,3 +423,45 @@ def test_a_version_is_matched_however_it_is_printed():
                                     lambda _: True) == []
     assert absent_from_passages("What does the Pathfinder Framework Version 2.0 require?", passages,
                                 lambda _: True) == ["Version 2.0"]
+
+
+def test_a_structured_abstracts_run_in_labels_are_not_quoted():
+    """Heijungs 2020, p. 394: "Abstract" and the bold "Introduction" print before the first sentence."""
+    text = ("Abstract\nIntroduction The Monte Carlo technique is widely used and recommended for including "
+            "uncertainties LCA. Typically, 1000 or 10,000 runs are done.\n\nDiscussion and conclusions Apart form the "
+            "obvious recommendation to use larger samples, we suggest to restrict the number of Monte Carlo runs.\n\n"
+            "Results show that the number of runs matters.")
+    chunk = Chunk("c", "d", 0, (), 394, 394, "394", "394", "text", text, text, (PageSpan(0, 394),))
+    assert [u.text for u in quotable_units(chunk)] == [
+        "The Monte Carlo technique is widely used and recommended for including uncertainties LCA.",
+        "Typically, 1000 or 10,000 runs are done.",
+        "Apart form the obvious recommendation to use larger samples, we suggest to restrict the number of Monte "
+        "Carlo runs.",
+        "Results show that the number of runs matters."]
+
+
+def test_codes_a_question_names_and_second_level_o_bullets():
+    """JRC ILCD compliance rules, p. 7: goal situations C1 and C2, listed with Word's "o" bullet."""
+    from lcabot.questions import names_code
+
+    assert frame("What is the difference between goal situations C1 and C2?").codes == ("C1", "C2")
+    assert frame("What is the GWP of 1 kg H2 from module A3?").codes == ("A3",)
+    assert names_code('o Situation C1 "Accounting including external benefits"', "C1")
+    assert not names_code("PM2.5 and C12 emissions", "C1")
+    text = ("Situation C has two subtypes that need to be identified/differentiated:\n\n"
+            "o Situation C1 \"Accounting including external benefits\": Includes existing benefits outside the "
+            "analysed system\n\no Situation C2 \"Accounting excluding external benefits\": Does not include existing "
+            "benefits outside the analysed system")
+    chunk = Chunk("c", "d", 0, (), 7, 7, "7", "7", "text", text, text, (PageSpan(0, 7),))
+    units = quotable_units(chunk)
+    assert [u.context for u in units[1:]] == [units[0].text] * 2
+
+
+def test_rows_of_one_table_group_name_their_panel_once():
+    from lcabot import messages
+
+    assert messages.table_statement("Table 2", [
+        "(Conventional, Exportation) Airport to airport (Brazil): 10.42 kg CO2e kg–1 green coffee; 100%",
+        "(Conventional, Exportation) Total (Brazil): 10.44 kg CO2e kg–1 green coffee; 100%"]) == (
+        "Table 2 (Conventional, Exportation): Airport to airport (Brazil): 10.42 kg CO2e kg–1 green coffee; 100% · "
+        "Total (Brazil): 10.44 kg CO2e kg–1 green coffee; 100%")
