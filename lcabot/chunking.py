@@ -98,7 +98,7 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             del notes[:n]
 
     for block in parsed.blocks:
-        if block.kind == "title":
+        if block.kind in ("title", "contents"):
             continue
         if block.kind == "footnote":
             notes.append(_Piece(block.text, block.page))

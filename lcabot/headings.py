@@ -18,6 +18,15 @@ _TOC_ENTRY = re.compile(r"(?:\.{3,}|…|\s)\s*\d{1,3}$")
 _ANNEX = re.compile(r"^(annex|appendix)\s+([A-Z0-9]{1,3})\b[\s:.\-–]*(?P<title>.*)$", re.I | re.S)
 
 
+def is_contents(lines: list[str], minimum: int = 3) -> bool:
+    """True for table-of-contents entries: at least ``minimum`` lines, nearly all a section number or an upper-case
+    title that ends in a page number ("6.6.12 DISCLOSURE AND COMMUNICATION 39", "4 ENTRY-LEVEL REQUIREMENTS ....
+    16"). Such text names where things are, never what they say."""
+    entries = [ln for ln in (" ".join(x.split()) for x in lines) if ln]
+    listed = sum(1 for ln in entries if _TOC_ENTRY.search(ln) and (SECTION_START.match(ln) or ln.upper() == ln))
+    return len(entries) >= minimum and listed >= 0.8 * len(entries)
+
+
 @dataclass(frozen=True)
 class Heading:
     number: tuple[int, ...] | None  # (7, 18, 7) for "7.18.7"; None for annexes and outline headings

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
-from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker
+from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker, is_contents
 from lcabot.normalize import document_vocabulary, join_lines, match_key
 from lcabot.retrieval import content_terms
 from lcabot.support import term_present
@@ -36,8 +36,9 @@ _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is un
 @dataclass
 class Block:
     """A unit of page content in reading order. ``kind`` is ``text``, ``table``, ``heading``, ``footnote`` (a note in
-    smaller type opening with its raised number, PEFCR guidance p. 96: "⁵⁹ as no EF-compliant dataset …") or
-    ``title`` (the document's title as printed on its first page: kept in the page text, not chunked)."""
+    smaller type opening with its raised number, PEFCR guidance p. 96: "⁵⁹ as no EF-compliant dataset …"),
+    ``contents`` (table-of-contents entries) or ``title`` (the document's title as printed on its first page);
+    contents and the title are kept in the page text, not chunked."""
 
     page: int  # 1-based PDF page index
     kind: str
@@ -618,6 +619,7 @@ def _page_blocks(
     items.extend((bbox, md) for bbox, md in tables)
     blocks: list[Block] = []
     ordered_items = _merge_split_headings(_reading_order(items, width))
+    contents_page = is_contents([ln.text for ln in ordered], minimum=10)  # on such a page, one entry is contents too
     for item in ordered_items:
         if isinstance(item, str):
             blocks.append(Block(page, "table", item, tracker.path))
@@ -625,6 +627,8 @@ def _page_blocks(
         text = join_lines([ln.text for ln in item], vocabulary)
         if item[0].note and item[0].size < body_size - 0.5:
             blocks.append(Block(page, "footnote", text, tracker.path))
+        elif is_contents([ln.text for ln in item], minimum=1 if contents_page else 3):
+            blocks.append(Block(page, "contents", text, tracker.path))
         elif tracker.observe(text, item[0].size, item[0].bold, body_size, page):
             blocks.append(Block(page, "heading", " ".join(text.split()), tracker.path))
         else:

@@ -175,3 +175,13 @@ def test_a_footnote_at_a_column_foot_does_not_cut_its_sentence_moretti_p8():
     text = " ".join(" ".join(c.text.split()) for c in chunk_document(parsed, "m", MORETTI.name))
     assert ("the environmental impact would increase by 17%−58% and 10–28%, respectively. The second sensitivity is "
             "related to the multifunctionality of hydrotreatment and steam cracking.") in text
+
+
+def test_table_of_contents_pages_are_page_text_but_not_chunks(pefcr):
+    """PEFCR guidance pp. 2–8 list sections and pages ("7.6 CUT-OFF 61"); as chunks they took retrieval places
+    from the sections they name (7.4.1 for a question on the most relevant impact categories)."""
+    assert "7.6 CUT-OFF 61" in " ".join(pefcr.page_texts[2].split())
+    assert {b.page for b in pefcr.blocks if b.kind == "contents"} == {2, 3, 4, 5, 6, 7, 8}
+    chunks = chunk_document(pefcr, "doc", PEFCR.name)
+    assert not [c for c in chunks if 2 <= c.page_start <= 8]
+    assert any(c.section_path[-1:] == ("7.6 Cut-Off",) for c in chunks)
