@@ -81,6 +81,7 @@ class HeadingTracker:
 
     def __init__(self, toc: list[tuple[int, str, int]]) -> None:
         self._toc = [(lvl, " ".join(title.split()), page, match_key(title)) for lvl, title, page in toc]
+        self._outline_depth = max((lvl for lvl, _, _ in toc), default=0)
         self._stack: list[tuple[int, str]] = []
         self._last_number: tuple[int, ...] | None = None
 
@@ -90,9 +91,17 @@ class HeadingTracker:
 
     def observe(self, text: str, size: float, bold: bool, body_size: float, page: int) -> bool:
         """Decide whether a paragraph on ``page`` is a heading; if so, update the path and return True."""
-        if self._toc:
-            return self._observe_outline(text, page)
-        heading = detect_heading(text, size, bold, body_size)
+        if self._outline_depth:
+            if self._observe_outline(text, page):
+                self._last_number = None
+                return True
+            # a numbered heading below the outline's deepest level is printed only (Pathfinder Framework: chapters
+            # in the outline, "3.2 Hierarchy of application" in bold on p. 15)
+            heading = detect_heading(text, size, bold, body_size)
+            if heading is None or heading.number is None or len(heading.number) <= self._outline_depth:
+                return False
+        else:
+            heading = detect_heading(text, size, bold, body_size)
         if heading is None:
             return False
         if heading.number is not None:
@@ -106,11 +115,17 @@ class HeadingTracker:
         flat = " ".join(text.split())
         if len(flat) > 200:
             return False
-        key = match_key(flat)
+        # the outline may leave out the number the page prints ("Multifunctionality" for "2.2.2. Multifunctionality",
+        # Moretti et al. 2020, p. 4): the heading is matched without it and named with it
+        numbered = re.match(r"^(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+(?=\S)", flat)
+        number = numbered.group(1) if numbered else ""
+        keys = [match_key(flat), *([match_key(flat[numbered.end():])] if numbered else [])]
         for i, (level, title, toc_page, title_key) in enumerate(self._toc):
-            if abs(toc_page - page) <= 1 and title_key and (key == title_key or (len(key) > 8 and key in title_key)):
+            if abs(toc_page - page) <= 1 and title_key and any(
+                    key == title_key or (len(key) > 8 and key in title_key) for key in keys):
                 del self._toc[i]
-                self._push(level, title)
+                named = number and not match_key(title).startswith(match_key(number))
+                self._push(level, f"{number} {title}" if named else title)
                 return True
         return False
 

@@ -14,6 +14,11 @@ from lcabot.normalize import LIST_ITEM, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
+# A numbered heading run into the text that follows it, the parser not having set it apart (Pathfinder Framework
+# p. 33: "7.2 Details on the required data elements 7.2.1 Time period Emissions shall be calculated …")
+_INLINE_HEADING = re.compile(
+    r"^(\d{1,2}(?:\.\d{1,3}){1,4})\.?\s+([A-Z][\w’'()-]*(?:\s+(?:[a-z][\w’'()-]*|[A-Z]{2,}\w*))*?)"
+    r"\s+(?=\d{1,2}\.\d|[A-Z][a-z])")
 # The run-in labels of a structured abstract, printed before its first sentence (Heijungs 2020, p. 394:
 # "Abstract" / "Introduction The Monte Carlo technique …"; "Discussion and conclusions Apart from …")
 _RUN_IN_LABEL = re.compile(
@@ -43,6 +48,8 @@ class QuotableUnit(NamedTuple):
         other_work: the sentence goes on reporting another work's result, cited in the sentence before it in the
             same paragraph ("LCAs presented by [84] indicate … The GHG emissions for each technology were 0.46;
             1.17 and 11.51 kg CO2-eq./kg H2, respectively.", Burchart et al. 2023, p. 13).
+        heading: the numbered heading printed into the text before the span, when the parser did not take it for
+            one ("7.2.1 Time period", Pathfinder Framework p. 33): the span's section; empty otherwise.
     """
 
     offset: int
@@ -52,6 +59,7 @@ class QuotableUnit(NamedTuple):
     reading: str = ""
     refuted: bool = False
     other_work: bool = False
+    heading: str = ""
 
 
 def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> list[Evidence]:
@@ -64,14 +72,19 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     """
     ledger: dict[str, Evidence] = {}
     ends: dict[tuple[str, int], str] = {}  # (document, ordinal) → the lead-in its chunk ends with
+    headed: dict[tuple[str, int], tuple[tuple[str, ...], str]] = {}  # → (section path, run-in heading) at its end
     for hit in hits:
         for chunk in sorted((hit.chunk, *hit.context), key=lambda c: c.ordinal):
             record = documents.get(chunk.doc_id)
             if record is None:
                 continue
-            units = quotable_units(chunk, ends.get((chunk.doc_id, chunk.ordinal - 1), ""))
+            path, heading = headed.get((chunk.doc_id, chunk.ordinal - 1), ((), ""))
+            units = quotable_units(chunk, ends.get((chunk.doc_id, chunk.ordinal - 1), ""),
+                                   heading if path == chunk.section_path else "")
             if units and units[-1].text.endswith(":") and not units[-1].reading:
                 ends[(chunk.doc_id, chunk.ordinal)] = units[-1].text
+            if units and units[-1].heading:
+                headed[(chunk.doc_id, chunk.ordinal)] = (chunk.section_path, units[-1].heading)
             for unit in units:
                 page = chunk.page_at(unit.offset)
                 eid = evidence_id(chunk.doc_id, page, unit.text)
@@ -79,7 +92,7 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                 label = record.label(page) if last == page else f"{record.label(page)}–{record.label(last)}"
                 ledger.setdefault(eid, Evidence(
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
-                    section=chunk.section_path[-1] if chunk.section_path else None, page=page,
+                    section=unit.heading or (chunk.section_path[-1] if chunk.section_path else None), page=page,
                     page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context, last_page=last,
                     reading=unit.reading, refuted=unit.refuted, other_work=unit.other_work,
                 ))
@@ -91,10 +104,11 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     return list(ledger.values())
 
 
-def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
+def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[QuotableUnit]:
     """The quotable units of a chunk in reading order (see :class:`QuotableUnit`); ``lead_in`` is the sentence the
     chunk before it ended with when that introduces a list the chunk goes on with (JRC ILCD compliance rules,
-    pp. 7–8: "… three levels of data quality are differentiated …:" | "High quality data …")."""
+    pp. 7–8: "… three levels of data quality are differentiated …:" | "High quality data …"), ``heading`` the
+    run-in heading the chunk before it was under."""
     pieces = _join_short([(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
                           for offset, s in split_sentences(chunk.text)], chunk.text)
     units: list[QuotableUnit] = []
@@ -104,6 +118,9 @@ def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
     for i, (offset, text, last_page) in enumerate(pieces):
         if label := _RUN_IN_LABEL.match(text):  # "Abstract Introduction The Monte Carlo technique …": not its words
             offset, text = offset + label.end(), text[label.end():]
+        while run_in := _INLINE_HEADING.match(text):  # "7.2 Details on … 7.2.1 Time period Emissions shall …"
+            heading = f"{run_in.group(1)} {run_in.group(2)}"
+            offset, text = offset + run_in.end(), text[run_in.end():]
         if not text.startswith("|"):
             after_lead_in = bool(units) and units[-1].text == lead_in or (not units and bool(lead_in))
             if LIST_ITEM.match(text) or (after_lead_in and not text.rstrip().endswith(":")):
@@ -118,7 +135,7 @@ def quotable_units(chunk: Chunk, lead_in: str = "") -> list[QuotableUnit]:
                 if offset == 0 or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
                     lead_in = ""
             if len(text) >= _MIN_CHARS:
-                units.append(QuotableUnit(offset, text, context, last_page))
+                units.append(QuotableUnit(offset, text, context, last_page, heading=heading))
             continue
         cells = _cells(text)
         filled = [c for c in cells if clean_cell(c)]  # PyMuPDF's placeholder headers (Col2) are empty cells

@@ -143,6 +143,12 @@ def names_parameter(text: str, symbol: str) -> bool:
     return re.search(used, text) is not None
 
 
+def without_section(question: str) -> str:
+    """The question without the section it names ("section 3.2 of …"): the number locates the answer; as words
+    it would favour the sentences that cite the section ("(see Section 3.2)") over the section's own."""
+    return " ".join(_SECTION.sub(" ", question).split())
+
+
 def names_code(text: str, code: str) -> bool:
     """True when ``text`` prints ``code`` as a word ("Situation C1 …"), not inside another ("C12", "PM2.5")."""
     return re.search(rf"(?<![\w.\-/]){re.escape(code)}(?![\w.\-/])", text) is not None

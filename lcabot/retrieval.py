@@ -155,8 +155,13 @@ def heading_in_section(heading: str, number: str) -> bool:
 
 
 def in_section(chunk: Chunk, number: str) -> bool:
-    """The chunk is in section ``number`` or one of its subsections (by its section path)."""
-    return any(heading_in_section(h, number) for h in chunk.section_path)
+    """The chunk is in section ``number`` or one of its subsections: by its section path, or by the section's
+    heading printed at the start of one of its lines ("7.2.1 Time period", Pathfinder Framework p. 33, is set in
+    the body's type and read as text)."""
+    if not number:
+        return False
+    return any(heading_in_section(h, number) for h in chunk.section_path) or re.search(
+        rf"(?m)^{re.escape(number)}(?:\.\d+)*\.?\s+[A-Z]", chunk.text) is not None
 
 
 def _title_match(terms: Sequence[str], chunk: Chunk) -> float:

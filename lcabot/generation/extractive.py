@@ -16,7 +16,7 @@ from lcabot.graph.ontology import normalise
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
-from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity
+from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
 from lcabot.support import term_present
@@ -116,6 +116,7 @@ class ExtractiveGenerator:
         i.e. grouped by the rank of its passage."""
         asked = asked or frame(question)
         part = frame(question) if question not in (asked.text, asked.asking) else asked
+        question = without_section(question) if asked.section else question
         own = set(content_terms(question))
         question = f"{question} ({about})" if about else question
         texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]

@@ -185,3 +185,29 @@ def test_table_of_contents_pages_are_page_text_but_not_chunks(pefcr):
     chunks = chunk_document(pefcr, "doc", PEFCR.name)
     assert not [c for c in chunks if 2 <= c.page_start <= 8]
     assert any(c.section_path[-1:] == ("7.6 Cut-Off",) for c in chunks)
+
+
+def test_numbered_headings_the_outline_names_without_number_or_leaves_out():
+    """Moretti et al. 2020: the outline says "Goal and scope definition" where p. 2 prints "2.1. Goal and scope
+    definition"; the Pathfinder Framework's outline holds only its chapters, "3.2 Hierarchy of application" is
+    printed in bold on p. 15. Both used to leave every chunk under the document title or the chapter."""
+    moretti = chunk_document(parse_pdf(MORETTI.read_bytes(), MORETTI.name), "m", MORETTI.name)
+    goal = [c for c in moretti if c.section_path[-2:] == ("2 Material and methods", "2.1 Goal and scope definition")]
+    assert goal and {c.page_start for c in goal} <= {2, 3}
+    pathfinder = CORPUS / "perspectives" / "industry" / "wbcsd-pathfinder-framework-v1.pdf"
+    chunks = chunk_document(parse_pdf(pathfinder.read_bytes(), pathfinder.name), "p", pathfinder.name)
+    prioritised = next(c for c in chunks if "their application shall always be prioritized" in " ".join(c.text.split()))
+    assert prioritised.section_path == ("Existing methods and standards", "3.2 Hierarchy of application")
+    assert prioritised.page_start == 15
+
+
+def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33():
+    """"7.2.1 Time period" is set in the body's size and weight, so the parser reads it into the sentence after it."""
+    from lcabot.ledger import quotable_units
+
+    pathfinder = CORPUS / "perspectives" / "industry" / "wbcsd-pathfinder-framework-v1.pdf"
+    chunks = chunk_document(parse_pdf(pathfinder.read_bytes(), pathfinder.name), "p", pathfinder.name)
+    units = [u for c in chunks if c.page_start == 33 for u in quotable_units(c)]
+    annual = next(u for u in units if "on an annual basis" in u.text)
+    assert annual.text == "Emissions shall be calculated and disclosed on an annual basis."
+    assert annual.heading == "7.2.1 Time period"

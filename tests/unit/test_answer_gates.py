@@ -465,3 +465,21 @@ def test_rows_of_one_table_group_name_their_panel_once():
         "(Conventional, Exportation) Total (Brazil): 10.44 kg CO2e kg–1 green coffee; 100%"]) == (
         "Table 2 (Conventional, Exportation): Airport to airport (Brazil): 10.42 kg CO2e kg–1 green coffee; 100% · "
         "Total (Brazil): 10.44 kg CO2e kg–1 green coffee; 100%")
+
+
+def test_a_heading_run_into_text_is_the_spans_section_not_its_words():
+    """Pathfinder Framework p. 33: "7.2.1 Time period" is set like body text and runs into its first sentence."""
+    from lcabot.questions import without_section
+    from lcabot.retrieval import in_section
+
+    text = ("7.2 Details on the required data elements\n7.2.1 Time period\nEmissions shall be calculated and "
+            "disclosed on an annual basis. If the data is more than five years old, this shall be flagged.")
+    chunk = Chunk("c", "d", 0, ("Required elements for data exchange",), 33, 33, "33", "33", "text", text, text,
+                  (PageSpan(0, 33),))
+    units = quotable_units(chunk)
+    assert [(u.heading, u.text) for u in units] == [
+        ("7.2.1 Time period", "Emissions shall be calculated and disclosed on an annual basis."),
+        ("7.2.1 Time period", "If the data is more than five years old, this shall be flagged.")]
+    assert in_section(chunk, "7.2.1") and in_section(chunk, "7.2") and not in_section(chunk, "7.2.3")
+    assert without_section("What does section 7.2.1 of Pathfinder require about the time period?") == (
+        "What does of Pathfinder require about the time period?")
