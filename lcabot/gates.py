@@ -23,7 +23,10 @@ _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
     r"\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
-    r"^According to (?:\[|[A-Z][\w-]+ (?:et al\.|\(|and))|^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w-]+)? \(\d{4}\)",
+    r"^According to (?:\[|[A-Z][\w-]+ (?:et al\.|\(|and))|^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w-]+)? \(\d{4}\)|"
+    # another work's recommendation, which the study may go on to depart from ("According to the FC-Hy Guide, the
+    # functional unit should be the MJ … However, … the FU is 1 kg of hydrogen", Burchart et al. 2023, p. 4)
+    r"^According to the (?:[A-Z][\w-]* )+(?:Guide|Handbook|Guidelines?|Protocol|Standard)\b",
     re.I,
 )
 _OPEN_END = re.compile(

@@ -141,6 +141,12 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
         filled = [c for c in cells if clean_cell(c)]  # PyMuPDF's placeholder headers (Col2) are empty cells
         if not filled or _SEPARATOR.match(text):
             continue
+        headed = i + 1 < len(pieces) and _SEPARATOR.match(pieces[i + 1][1]) is not None
+        if headed and not data_seen and not header_rows and len(set(filled)) > 1:
+            # the row Markdown sets above its rule is the table's header, numbers or not ("|Stream Number|1|2|3|…",
+            # Burchart et al. 2023, Table 3: the streams are the columns)
+            header_rows = [cells]
+            continue
         if any(_NUMBER_CELL.match(c) for c in filled):
             context = " ".join(p for p in (_caption(chunk), panel, group) if p)
             reading = row_reading(cells, header_rows)

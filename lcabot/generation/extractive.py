@@ -19,7 +19,7 @@ from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
-from lcabot.support import term_present
+from lcabot.support import named_documents, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -69,6 +69,9 @@ class ExtractiveGenerator:
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
                       and e.text not in lead_ins and failed_gate(e, asked) is None]
+        named = set(named_documents(question, {e.doc_id: e.source for e in evidence}))
+        if any(e.doc_id in named for e in candidates):  # "What functional unit does Burchart et al. use?": theirs
+            candidates = [e for e in candidates if e.doc_id in named]
         if not candidates:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()

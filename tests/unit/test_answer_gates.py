@@ -483,3 +483,22 @@ def test_a_heading_run_into_text_is_the_spans_section_not_its_words():
     assert in_section(chunk, "7.2.1") and in_section(chunk, "7.2") and not in_section(chunk, "7.2.3")
     assert without_section("What does section 7.2.1 of Pathfinder require about the time period?") == (
         "What does of Pathfinder require about the time period?")
+
+
+def test_another_guides_recommendation_is_not_the_studys_choice():
+    """Burchart et al. 2023, p. 4: the FC-Hy Guide's functional unit, which the study then departs from."""
+    q = frame("What functional unit does Burchart et al. use?")
+    guide = _evidence("According to the FC-Hy Guide, the functional unit should be the MJ of energy contained in "
+                      "hydrogen.")
+    own = _evidence("Therefore, for the present analysis, the FU is 1 kg of hydrogen at 88 MPa, which is the pressure "
+                    "at the filling station.")
+    assert failed_gate(guide, q) == "other_work"
+    assert failed_gate(own, q) is None
+
+
+def test_the_row_above_a_markdown_rule_is_a_header_even_when_it_numbers_columns():
+    """Burchart et al. 2023, Table 3 (p. 9): the process streams are numbered across the header."""
+    text = ("Table 3. Parameters of the gasification process balance streams.\n\n|Stream<br>Number|1|2|3|\n"
+            "|---|---|---|---|\n|**Name**|**Coal**|**Oxygen**|**Hydrogen**|\n|Pressure<br>[bar]|-|51|28|")
+    readings = [u.reading for u in quotable_units(_table_chunk(text)) if u.reading]
+    assert readings == ["Pressure [bar] -: 2 Oxygen 51; 3 Hydrogen 28"]  # each value under its stream
