@@ -375,6 +375,9 @@ def test_an_impact_category_acronym_does_not_pin_a_question():
 
     question = "What is the GWP result of Burchart et al. with and without CO2 sequestration?"
     assert specific_terms(question) == ["Burchart"]
+    # nor does an indicator as Table 7 (p. 12) prints it
+    indicator = "In the Burchart et al. study, what is the GWP 100a of 1 kg of hydrogen with sequestration?"
+    assert specific_terms(indicator) == ["Burchart"]
 
 
 def test_a_question_opening_with_a_premise_is_read_from_its_question():
