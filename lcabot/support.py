@@ -21,8 +21,7 @@ from lcabot.normalize import for_search
 PLACES_PATH = Path(__file__).resolve().parents[1] / "graph_artifacts" / "places.json"
 MIN_COVERAGE = 0.3
 MAX_UNKNOWN_TERMS = 2
-MEASURED_TYPES = ("impact_category", "indicator")  # ontology types naming what is measured (GWP: climate change;
-# GWP 100a), not what for
+MEASURED_TYPES = ("impact_category",)  # ontology types naming what is measured (GWP: climate change), not what for
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _NAME = re.compile(r"[^\W_][\w&]*", re.UNICODE)
 
