@@ -104,16 +104,7 @@ class HybridRetriever:
         lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,
                                    perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
-        rankings = [[c for c, _ in lexical], [c for c, _ in semantic]]
-        if len(query.named_docs) == 1 and query.doc_ids is None:
-            # the one document the question names is also searched on its own, so that its best passages compete
-            # even where other documents use the question's words more ("What functional unit does Burchart et
-            # al. use?" is answered on Burchart's p. 5, not by the PEFCR guidance's section on functional units)
-            own = list(query.named_docs)
-            rankings += [[c for c, _ in self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=own,
-                                                         perspective=query.perspective)],
-                         [c for c, _ in self._index.knn(qvec, CANDIDATES, doc_ids=own, perspective=query.perspective)]]
-        fused = reciprocal_rank_fusion(rankings)
+        fused = reciprocal_rank_fusion([[c for c, _ in lexical], [c for c, _ in semantic]])
         if not fused:
             return []
         ids = [c for c, _ in fused]
