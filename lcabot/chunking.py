@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from lcabot.models import Chunk, PageSpan
-from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, for_search, split_sentences
+from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, PLACEHOLDER_CELL, for_search, split_sentences
 from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
 
 TARGET_CHARS = 900
@@ -143,11 +143,9 @@ def _table_words(text: str) -> str:
     lines = [line for line in text.splitlines() if not line.startswith("|")]
     cells = (c.replace("<br>", " ").strip(" *_") for line in text.splitlines() if line.startswith("|")
              for c in line.strip().strip("|").split("|"))
-    words = [c for c in cells if re.search(r"[^\W\d_]{2}", c) and not _PLACEHOLDER_CELL.match(c)]
+    words = [c for c in cells if re.search(r"[^\W\d_]{2}", c) and not PLACEHOLDER_CELL.match(c)]
     return "\n".join([*lines, " | ".join(dict.fromkeys(words))])
 
-
-_PLACEHOLDER_CELL = re.compile(r"^Col\d+$")  # PyMuPDF's name for a header cell it found empty
 
 
 def document_header(title: str, authors: str, source: str) -> str:

@@ -54,10 +54,12 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"
-    where = re.match(r"^\(([^()]*)\) ", evidence.reading)  # a row's panel and group: "(Sustainable, Exportation) …"
-    if (other_scenario(evidence.context, question) or (where and other_scenario(where.group(1), question))
-            or other_scenario(f"{evidence.context} {evidence.reading or text}", question)):
-        return "baseline"  # an item under "For all suppliers located outside Europe:" is that case's, whatever it adds
+    # what the span is read under decides on its own: an item under "For all suppliers located outside Europe:" is
+    # that case's, whatever it adds; so is a row in the panel "(Sustainable, Exportation) …"
+    where = re.match(r"^\(([^()]*)\) ", evidence.reading)
+    read_under = (evidence.context, where.group(1) if where else "", f"{evidence.context} {evidence.reading or text}")
+    if any(other_scenario(t, question) for t in read_under if t.strip()):
+        return "baseline"
     return None
 
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from lcabot.gates import reports_other_work
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import LIST_ITEM, collapse, split_sentences
+from lcabot.normalize import LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
@@ -210,7 +210,6 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
 
 
 _SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
-_PLACEHOLDER = re.compile(r"^Col\d+$")
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2})|(?<=[A-Z]{2})(?=[A-Z][a-z]{2})")  # "ImpactCategory", "ILCDData"
 _EMPHASIS = re.compile(r"(?<![\w_])_+(?=\S)|(?<=\S)_+(?![\w_])")  # "_Methodological_ _ILCD-compliance_"
 _UNIT_CELL = re.compile(
@@ -231,7 +230,7 @@ def clean_cell(cell: str) -> str:
     around signs and words removed (``2.38_·_104``, ``_Methodological_``), and a subscript printed below its
     formula moved back (``Total (H Non-Seq.)<br>2`` → ``Total (H2 Non-Seq.)``)."""
     text = cell.strip()
-    if _PLACEHOLDER.match(text):
+    if PLACEHOLDER_CELL.match(text):
         return ""
     sub = re.match(r"^(.*?)<br>(\d)$", text, re.S)
     if sub and re.search(r"\b(?:H|CO|CH|SO|NO|N|O)(?=[\s)])", sub.group(1)):

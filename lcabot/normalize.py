@@ -22,6 +22,7 @@ _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
 _PRIVATE_BULLETS = str.maketrans({"\uf0b7": "•", "\uf0a7": "▪", "\uf0a8": "▫"})
 # "● …", "- …", "3) …", and the "o" that word processors print as a second-level bullet ("o Situation C1 …")
 LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)]|o(?=\s+[A-Z]))\s+")
+PLACEHOLDER_CELL = re.compile(r"^Col\d+$")  # PyMuPDF's name for a table header cell it found empty
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
 # a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
 # also "These are: 1) …"; a bullet glyph starts an item wherever it is ("… (CFF-M), ● Default A values …", p. 123)

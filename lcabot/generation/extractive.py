@@ -141,8 +141,6 @@ class ExtractiveGenerator:
             terms.append(symbol)
             present[symbol] = [names_parameter(text, symbol) for text in texts]
             weight[symbol] = sum(weight.values()) / len(asked.parameters)
-        for code in (c.lower() for c in asked.codes if c.lower() in weight):  # "situations C1 and C2": what it asks
-            weight[code] = max(weight[code], sum(weight.values()) / (2 * len(asked.codes)))
         total = sum(weight.values()) or 1.0
         overlap = np.array([sum(weight[t] for t in terms if present[t][i]) for i in range(len(evidence))]) / total
         pairs = _word_pairs(question)

@@ -86,8 +86,13 @@ def test_a_question_names_its_quantity_section_and_scenario_in_the_documents_wor
     assert frame("What does the PEFCR guidance say about cut-offs?").section == ""
 
 
+def _chunk(text: str, page: int, kind: str = "text", path: tuple[str, ...] = ()) -> Chunk:
+    """A one-page chunk of ``text`` as the chunker makes it."""
+    return Chunk("c", "d", 0, path, page, page, str(page), str(page), kind, text, text, (PageSpan(0, page),))
+
+
 def _table_chunk(text: str) -> Chunk:
-    return Chunk("c", "d", 0, (), 11, 11, "11", "11", "table", text, text, (PageSpan(0, 11),))
+    return _chunk(text, 11, "table")
 
 
 def test_table_rows_read_with_headers_and_units():
@@ -239,13 +244,11 @@ def test_an_answer_that_never_names_the_asked_place_does_not_answer():
 
 def test_sentences_that_go_on_reporting_a_cited_work_are_other_work():
     """Burchart et al. 2023, p. 13: the values after "LCAs presented by [84] indicate …" are Valente et al.'s."""
-    from lcabot.ledger import quotable_units
-    from lcabot.models import Chunk, PageSpan
 
     text = ("LCAs presented by [84] indicate the environmental advantage of biomass gasification. The GHG emissions "
             "for each technology were 0.46; 1.17 and 11.51 kg CO2-eq./kg H2, respectively.\n\nFor the hydrogen "
             "produced by Shell technology, in this study, the values of this indicator were 19.5 kg CO2-eq./kg H2.")
-    chunk = Chunk("c", "d", 0, (), 13, 13, "13", "13", "text", text, text, (PageSpan(0, 13),))
+    chunk = _chunk(text, 13)
     units = {u.text[:24]: u for u in quotable_units(chunk)}
     assert units["The GHG emissions for ea"].other_work
     assert not units["For the hydrogen produce"].other_work
@@ -256,14 +259,12 @@ def test_sentences_that_go_on_reporting_a_cited_work_are_other_work():
 
 def test_statements_announced_as_potential_misunderstandings_are_not_rules():
     """Finnveden et al. 2022, abstract (p. 1)."""
-    from lcabot.ledger import quotable_units
-    from lcabot.models import Chunk, PageSpan
 
     text = ("This article discusses six areas of debate and potential misunderstandings concerning attributional "
             "LCA. These are: 1) LCA results of all the products in the world should add up to the total. 2) "
             "Attributional LCA is less relevant than consequential LCA. 3) System expansion, and/or substitution, "
             "cannot\nbe used in attributional LCA.")
-    chunk = Chunk("c", "d", 0, (), 1, 1, "1", "1", "text", text, text, (PageSpan(0, 1),))
+    chunk = _chunk(text, 1)
     refuted = {u.text[:2] for u in quotable_units(chunk) if u.refuted}
     assert refuted == {"1)", "2)", "3)"}
 
@@ -299,8 +300,6 @@ def test_a_parameter_named_by_its_symbol():
 def test_list_items_keep_their_labels_and_lead_in():
     """PEFCR guidance v6.3, p. 114: "● A=0.2. Low offer …" is one item, under "… market situation. This means:";
     p. 123: two bullets printed on one line are two items."""
-    from lcabot.ledger import quotable_units
-    from lcabot.models import Chunk, PageSpan
 
     text = ("The driver to determine the values of the A factor is the analysis of the market situation. This means:"
             "\n\n● A=0.2. Low offer of recyclable materials and high demand: the formula focus on recyclability at\n"
@@ -308,7 +307,7 @@ def test_list_items_keep_their_labels_and_lead_in():
             "content.\n\nWhen the formula is applied to the full life cycle of a construction product, the PEFCR "
             "shall prescribe:\n\n● The use of Equation 18 (CFF) or Equation 19 (CFF-M), ● Default A values of the "
             "specific application or material.")
-    chunk = Chunk("c", "d", 0, (), 114, 114, "114", "114", "text", text, text, (PageSpan(0, 114),))
+    chunk = _chunk(text, 114)
     units = quotable_units(chunk)
     items = [(u.context.split()[-1], u.text) for u in units if u.context]
     assert items == [
@@ -395,7 +394,6 @@ def test_a_question_opening_with_a_premise_is_read_from_its_question():
 def test_a_list_going_on_in_the_next_chunk_keeps_its_lead_in():
     """JRC ILCD compliance rules, pp. 7–8: "… three levels of data quality are differentiated …:" ends one chunk;
     the next chunk opens with the three levels, unbulleted."""
-    from lcabot.ledger import quotable_units
     from lcabot.models import Chunk, PageSpan, same_section
 
     lead_in = ('In addition, and only for Process data sets, three levels of data quality are differentiated for each '
@@ -434,7 +432,7 @@ def test_a_structured_abstracts_run_in_labels_are_not_quoted():
             "uncertainties LCA. Typically, 1000 or 10,000 runs are done.\n\nDiscussion and conclusions Apart form the "
             "obvious recommendation to use larger samples, we suggest to restrict the number of Monte Carlo runs.\n\n"
             "Results show that the number of runs matters.")
-    chunk = Chunk("c", "d", 0, (), 394, 394, "394", "394", "text", text, text, (PageSpan(0, 394),))
+    chunk = _chunk(text, 394)
     assert [u.text for u in quotable_units(chunk)] == [
         "The Monte Carlo technique is widely used and recommended for including uncertainties LCA.",
         "Typically, 1000 or 10,000 runs are done.",
@@ -455,7 +453,7 @@ def test_codes_a_question_names_and_second_level_o_bullets():
             "o Situation C1 \"Accounting including external benefits\": Includes existing benefits outside the "
             "analysed system\n\no Situation C2 \"Accounting excluding external benefits\": Does not include existing "
             "benefits outside the analysed system")
-    chunk = Chunk("c", "d", 0, (), 7, 7, "7", "7", "text", text, text, (PageSpan(0, 7),))
+    chunk = _chunk(text, 7)
     units = quotable_units(chunk)
     assert [u.context for u in units[1:]] == [units[0].text] * 2
 
@@ -477,8 +475,7 @@ def test_a_heading_run_into_text_is_the_spans_section_not_its_words():
 
     text = ("7.2 Details on the required data elements\n7.2.1 Time period\nEmissions shall be calculated and "
             "disclosed on an annual basis. If the data is more than five years old, this shall be flagged.")
-    chunk = Chunk("c", "d", 0, ("Required elements for data exchange",), 33, 33, "33", "33", "text", text, text,
-                  (PageSpan(0, 33),))
+    chunk = _chunk(text, 33, path=("Required elements for data exchange",))
     units = quotable_units(chunk)
     assert [(u.heading, u.text) for u in units] == [
         ("7.2.1 Time period", "Emissions shall be calculated and disclosed on an annual basis."),
