@@ -23,8 +23,13 @@ _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the t
 _MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)
 _PAGE_NUMBER = re.compile(r"^(?:page\s*\|?\s*)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?$", re.I)
 _STAMP = re.compile(
-    r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://", re.I
+    r"downloaded from|for personal use only|protected by copyright|terms and conditions \(https?://|"
+    r"·\s*page \d+ of \d+\s*$", re.I  # the last: a copy's page stamp ("….pdf  ·  page 1 of 2")
 )
+# what the renderer of a copy wrote in place of what it left out: "[Image: no caption]", "[Excerpt ends here; …]"
+_PLACEHOLDER = re.compile(r"^\[(?:Image|Excerpt ends here)\b[^\]]*\]$")
+_PROVENANCE_FIELD = re.compile(r"^(Source|Stored copy used|Licen[cs]e|Retrieved|Changes):\s", re.I)
+PROVENANCE_MIN_FIELDS = 3  # distinct fields that make a provenance box (a lone "Source:" is a figure's credit)
 COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
 COLUMN_PROSE_CHARS = 500  # prose per half that makes a page two-column whatever its full-width content
 TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  # "Table 16:", "TABLE 2"
@@ -242,7 +247,28 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
         note = (len(spans) > 1 and spans[0]["text"].strip().isdigit() and spans[0]["size"] < 0.8 * main["size"]
                 and spans[0] is not main)
         out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note))
-    return out
+    return _without_provenance(out, backgrounds)
+
+
+def _without_provenance(lines: list[_Line], backgrounds: Callable[[], list[Any]]) -> list[_Line]:
+    """The page without its provenance box: the panel a rendered copy opens with, saying where the copy comes from
+    and what was changed ("Source: … Stored copy used: … Licence: … Retrieved: … Changes: …", the perspective
+    corpora's news items and Wikipedia extracts, p. 1). It describes the copy, not what the document states, so it is
+    neither quotable nor page text. The box is the shaded rectangle holding its first field, else the fields and the
+    lines in their type size that follow them."""
+    fields = [i for i, ln in enumerate(lines) if _PROVENANCE_FIELD.match(ln.text)]
+    if len({_PROVENANCE_FIELD.match(lines[i].text).group(1).lower() for i in fields}) < PROVENANCE_MIN_FIELDS:
+        return lines
+    first = lines[fields[0]].bbox
+    cx, cy = (first[0] + first[2]) / 2, (first[1] + first[3]) / 2
+    box = next((r for r in backgrounds() if r.x0 <= cx <= r.x1 and r.y0 <= cy <= r.y1), None)
+    if box is not None:
+        return [ln for ln in lines if not (box.y0 <= (ln.bbox[1] + ln.bbox[3]) / 2 <= box.y1
+                                           and box.x0 <= (ln.bbox[0] + ln.bbox[2]) / 2 <= box.x1)]
+    size, end = lines[fields[0]].size, fields[-1] + 1
+    while end < len(lines) and lines[end].size == size:
+        end += 1
+    return lines[:fields[0]] + lines[end:]
 
 
 def _join_subscripts(rows: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]],
@@ -377,8 +403,9 @@ def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[
 
 
 def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
-    """Drop download stamps, running headers/footers, and bare page numbers near the page edge."""
-    if _STAMP.search(line.text):
+    """Drop download stamps, a copy's page stamps and placeholders, running headers/footers, and bare page numbers
+    near the page edge."""
+    if _STAMP.search(line.text) or _PLACEHOLDER.match(line.text):
         return False
     if _margin_key(line, height) in running:
         return False

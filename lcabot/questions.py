@@ -15,7 +15,8 @@ _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
-    r"default (?:split|value)|distances?|shares?|results?)\b",
+    r"default (?:split|value)|distances?|shares?|results?)\b|\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|"
+    r"\bwhat range\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
@@ -52,6 +53,8 @@ QUANTITIES = (
      re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
+    ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
+     re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
     ("limit", re.compile(r"\b(?:maximum|max|minimum|min|at (?:most|least)|upper|lower|limit|highest|lowest)\b", re.I),
      re.compile(r"[≤≥<>]\s*\d|\b(?:not|never) (?:be )?(?:higher|greater|more|lower|less) than \d|"

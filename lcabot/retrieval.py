@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -129,7 +129,29 @@ class HybridRetriever:
         if best_lexical is not None and best_lexical not in {h.chunk.chunk_id for h in hits}:
             i = ids.index(best_lexical)
             hits.append(Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))))
-        return hits
+        return self._from_section_start(hits)
+
+    def _from_section_start(self, hits: list[Hit]) -> list[Hit]:
+        """When two or more hits are in one section, the section is what the question is about: the first of them
+        also gets the chunk before it in that section, where the section sets out its subject (Finnveden et al.
+        2022, 2.1: "This is sometimes referred to as 'the 100 % rule'. The 100 % rule interpreted in this way,
+        however, does not seem to be correct", before the two chunks a question about the rule retrieves)."""
+        taken = {h.chunk.chunk_id for h in hits} | {c.chunk_id for h in hits for c in h.context}
+        sections: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        for i, h in enumerate(hits):
+            if h.chunk.section_path:
+                sections.setdefault((h.chunk.doc_id, h.chunk.section_path), []).append(i)
+        out = list(hits)
+        for members in sections.values():
+            if len(members) < 2:
+                continue
+            first = min(members, key=lambda i: hits[i].chunk.ordinal)
+            before = [c for c in self._index.neighbours(hits[first].chunk)
+                      if c.ordinal == hits[first].chunk.ordinal - 1 and c.chunk_id not in taken]
+            if before:
+                out[first] = replace(hits[first], context=(*before, *hits[first].context))
+                taken.add(before[0].chunk_id)
+        return out
 
     def _graph_chunks(self, query: RetrievalQuery) -> list[Chunk]:
         """The chunks stating the question's graph facts that the query's filters allow, best fact first."""

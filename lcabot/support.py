@@ -80,19 +80,29 @@ MAX_NAMED_DOCUMENTS = 2  # a name that more file names hold ("Hydrogen") names a
 def named_documents(question: str, sources: dict[str, str]) -> tuple[str, ...]:
     """The documents a question names by a name or acronym of its file name ("Burchart et al." →
     burchart-2023-hydrogen-coal-gasification-lca.pdf, "Pathfinder", "ILCD", "PEFCR"); ``sources`` maps doc id → file
-    name. Empty when the question names none, or when a name is in more than :data:`MAX_NAMED_DOCUMENTS` file names."""
+    name. Empty when the question names none, or when a name is in more than :data:`MAX_NAMED_DOCUMENTS` file names.
+    Of the documents one name fits, those whose file names hold most of the question's words are named ("the
+    Hydrogen Bank pilot auction": ec-2024-hydrogen-bank-pilot-auction-grants.pdf, not the second auction's)."""
+    return tuple(dict.fromkeys(d for docs in document_names(question, sources).values() for d in docs))
+
+
+def document_names(question: str, sources: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """The names in ``question`` that name documents (see :func:`named_documents`), each with the documents it
+    names: ``{"Burchart": ("b",)}``."""
     words = {doc_id: set(re.findall(r"[^\W\d_]{3,}", source.rsplit(".", 1)[0].lower())) for doc_id, source in
              sources.items()}
-    named: dict[str, None] = {}
+    named: dict[str, tuple[str, ...]] = {}
     # a word of a concept's name ("Circular Footprint Formula", "Monte Carlo") names the concept, not a document,
     # unless the concept is a standard or an organisation (PEFCR, Pathfinder Framework)
     concepts = " ".join(m.surface for m in _concepts_named(question) if m.type not in ("standard", "organisation"))
     authors = [m.group(1) for m in _AUTHOR.finditer(question)]  # "Groen et al." also at the start of a sentence
+    asked = set(re.findall(r"[^\W\d_]{3,}", question.lower()))
     for name in dict.fromkeys([*authors, *(n for n in named_terms(question) if n not in concepts)]):
         docs = [doc_id for doc_id, held in words.items() if name.lower() in held]
         if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
-            named.update(dict.fromkeys(docs))
-    return tuple(named)
+            held = {d: len(words[d] & asked) for d in docs}  # as written: "bid prices" is not "bids"
+            named[name] = tuple(d for d in docs if held[d] == max(held.values()))
+    return named
 
 
 def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequence[str], df: dict[str, int],

@@ -19,7 +19,7 @@ from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
-from lcabot.support import named_documents, term_present
+from lcabot.support import document_names, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -30,9 +30,11 @@ MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
-    r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):", re.I
+    r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
+    r"^\s*•[^.;:]*\s•\s[^.;:]*$", re.I  # the last: a row of links or labels ("• Innovation Fund • European …")
 )
-_VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)", re.I)
+_VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)|"
+                    r"(?:EUR|€)\s*\d", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
                       r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b|"
                       r"^\s*[A-Z]\d{0,2}\s*:\s", re.I)  # the last: a formula's list of parameters ("A: allocation …")
@@ -69,14 +71,20 @@ class ExtractiveGenerator:
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
                       and e.text not in lead_ins and failed_gate(e, asked) is None]
-        named = set(named_documents(question, {e.doc_id: e.source for e in evidence}))
+        names = document_names(question, {e.doc_id: e.source for e in evidence})
+        named = {d for docs in names.values() for d in docs}
+        naming: frozenset[str] = frozenset()
         if any(e.doc_id in named for e in candidates):  # "What functional unit does Burchart et al. use?": theirs
             candidates = [e for e in candidates if e.doc_id in named]
+            # the name that chose the document tells nothing among its own sentences: "section 3.2 of the Pathfinder
+            # Framework" asks what 3.2 says, not for the sentences that name the Framework
+            naming = frozenset(n.lower() for n in names)
         if not candidates:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
         # the best evidence for each part of a multi-part question first, then the best overall
-        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i) or asked.premise),
+        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i) or asked.premise,
+                                           naming=naming),
                                kind="stable") for i, part in enumerate([*parts, asked.asking])]
         order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
         if not parts:
@@ -113,10 +121,11 @@ class ExtractiveGenerator:
                       best.text) for group, best in zip(picked, quoted, strict=True)]
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
-              about: str = "") -> np.ndarray:
+              about: str = "", naming: frozenset[str] = frozenset()) -> np.ndarray:
         """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``, read with
         ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
-        i.e. grouped by the rank of its passage."""
+        i.e. grouped by the rank of its passage; ``naming`` holds the names (lower case) by which the question named
+        the documents of ``evidence``: they are not among its terms."""
         asked = asked or frame(question)
         part = frame(question) if question not in (asked.text, asked.asking) else asked
         question = without_section(question) if asked.section else question
@@ -125,7 +134,7 @@ class ExtractiveGenerator:
         texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
-        terms = content_terms(question)
+        terms = [t for t in content_terms(question) if t not in naming]
         # a term of a concept the question names is present where the concept is, under any of its names
         # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2")
         concepts, concept_words = _concepts_of(question)
@@ -136,7 +145,8 @@ class ExtractiveGenerator:
         weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) * (1.0 if t in own else ABOUT_WEIGHT)
                   for t, hits in present.items()}
         for t, words in concept_words.items():  # a concept weighs as one term, however long its name
-            weight[t] /= words
+            if t in weight:
+                weight[t] /= words
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
             present[symbol] = [names_parameter(text, symbol) for text in texts]

@@ -211,3 +211,23 @@ def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33():
     annual = next(u for u in units if "on an annual basis" in u.text)
     assert annual.text == "Emissions shall be calculated and disclosed on an annual basis."
     assert annual.heading == "7.2.1 Time period"
+
+
+def test_a_copys_provenance_box_page_stamp_and_placeholders_are_not_document_text():
+    """The news items and Wikipedia extracts open with a shaded box about the copy ("Source: … Licence: …
+    Retrieved: … Changes: …"), end each page with "….pdf · page 1 of 2" and write "[Image: …]" where a picture was:
+    none of it is what the document states. The sentence the stamp interrupted on p. 1 reads whole."""
+    second = parse_pdf((CORPUS / "perspectives" / "eu_funding" / "ec-2025-hydrogen-bank-second-auction-bids.pdf")
+                       .read_bytes(), "second.pdf")
+    page1 = second.page_texts[0]
+    for copy_text in ("Stored copy used:", "Licence:", "Retrieved: 2026-11-29", "page 1 of 2",
+                      "[Image: Hydrogen Auction Results 2025]"):
+        assert copy_text not in page1
+    assert "Over-subscribed European Hydrogen Bank auction receives 61" in page1
+    chunks = chunk_document(second, "second", "ec-2025-hydrogen-bank-second-auction-bids.pdf")
+    joined = " ".join(match_key(c.text) for c in chunks)
+    assert match_key("which it aims to launch before the end of 2025") in joined  # pp. 1–2, no stamp between
+    apple = parse_pdf((CORPUS / "perspectives" / "public" / "wikipedia-south-tyrolean-apple.pdf").read_bytes(),
+                      "apple.pdf")
+    assert "Source:" not in apple.page_texts[0] and "[Excerpt ends here" not in apple.page_texts[0]
+    assert "With its 18,400 hectares South Tyrol is the largest" in " ".join(apple.page_texts[0].split())

@@ -230,6 +230,26 @@ def test_a_question_names_its_documents_by_author_or_acronym_not_by_a_concepts_w
     assert named_documents("What does the A factor in the Circular Footprint Formula stand for?", sources) == ()
 
 
+def test_of_two_documents_one_name_fits_the_question_names_the_one_its_words_describe():
+    from lcabot.support import document_names, named_documents
+
+    sources = {"pilot": "ec-2024-hydrogen-bank-pilot-auction-grants.pdf",
+               "second": "ec-2025-hydrogen-bank-second-auction-bids.pdf"}
+    assert named_documents("In the Hydrogen Bank pilot auction, what was the total support?", sources) == ("pilot",)
+    assert named_documents("How many bids did the second Hydrogen Bank auction receive?", sources) == ("second",)
+    assert named_documents("Compare the pilot and the second Hydrogen Bank auctions.", sources) == ("pilot", "second")
+    assert document_names("What bid prices did the Hydrogen Bank pilot auction see?", sources) == {"Bank": ("pilot",)}
+
+
+def test_a_question_about_support_or_prices_asks_for_a_sum_of_money():
+    asked = frame("In the Hydrogen Bank pilot auction, what was the total support awarded to the winning projects?")
+    assert (asked.kind, asked.quantity) == ("numeric", "money")
+    assert frame("What range of bid prices did they offer?").quantity == "money"
+    assert states_quantity("The total amount of support comes to EUR 694 521 237", "money")
+    assert states_quantity("more than €4.8 billion , four times the available budget", "money")
+    assert not states_quantity("The Innovation Fund will support these projects with a fixed premium", "money")
+
+
 def test_an_answer_that_never_names_the_asked_place_does_not_answer():
     from lcabot.support import unaddressed_terms
 
