@@ -166,3 +166,23 @@ def test_rows_of_one_table_are_read_together(answerer, corpus_index, sources):
             "Contribution 21.2% · Product distribution and storage: Contribution 16.5%") in line
     assert any(c.page == 54 for c in answer.citations)
     _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_a_section_two_hits_share_is_read_from_its_start_finnveden_2_1(answerer, corpus_index, sources):
+    """The two chunks a question about the 100 % rule retrieves are the end of Finnveden et al.'s section 2.1; its
+    verdict is in the chunk before them."""
+    answer = answerer.ask("What is the so-called 100% rule in attributional LCA, and do Finnveden et al. think it "
+                          "holds?")
+    assert not answer.abstained
+    finnveden = "finnveden-2022-attributional-lca-debates.pdf"
+    assert "The 100 % rule is thus not correct if defined as above." in answer.text
+    assert {(c.source, c.page) for c in answer.citations if "not correct" in c.quote} == {(finnveden, 2)}
+    _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_of_the_two_hydrogen_bank_news_items_the_pilot_auction_answers_for_it(answerer):
+    answer = answerer.ask("In the European Hydrogen Bank pilot auction, what was the total support awarded to the "
+                          "winning projects?")
+    assert not answer.abstained
+    assert {c.source for c in answer.citations} == {"ec-2024-hydrogen-bank-pilot-auction-grants.pdf"}
+    assert "€40 billion" not in answer.text and "61 bids" not in answer.text  # the second auction's news item
