@@ -137,6 +137,10 @@ class Answerer:
         if not verified.claims:
             return self._abstain(used, messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
+        unit = unstated_value(frame(query), verified.claims, ledger)
+        if unit:
+            return self._abstain(used, messages.abstain_value_not_stated(searched, unit), searched, ledger,
+                                 f"no quoted passage gives a value in {unit}", notes)
         quoted = {e.chunk_id for c in verified.claims for e in ledger if e.evidence_id in c.evidence_ids}
         unaddressed = unaddressed_terms(query, [c.search_text for h in hits for c in (h.chunk, *h.context)
                                                 if c.chunk_id in quoted])
@@ -207,6 +211,23 @@ class Answerer:
         return Answer(text=text, abstained=True, citations=(), claims=(), retrieval_mode=mode,
                       searched=searched, ledger_hash=ledger_hash(ledger), generator="none", abstain_reason=reason,
                       notes=notes)
+
+
+# the quantities whose values are printed with a unit, and how the answer names that unit
+VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR"}
+
+
+def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> str:
+    """The unit of the value a one-part question asks for ("What is the carbon footprint per kg of South Tyrolean
+    apples?": kg CO2e) when none of the answer's statements, read with their evidence, gives a value in it; else
+    ``""``. Such an answer would quote what the library says about the subject (18,400 ha of orchards) as if it
+    answered: the library does not state the value."""
+    if asked.kind != "numeric" or len(asked.parts) > 1 or asked.quantity not in VALUE_UNITS:
+        return ""
+    by_id = {e.evidence_id: e for e in ledger}
+    texts = [c.text for c in claims] + [f"{by_id[i].context} {by_id[i].reading or by_id[i].text}"
+                                        for c in claims for i in c.evidence_ids if i in by_id]
+    return "" if any(states_quantity(t, asked.quantity) for t in texts) else VALUE_UNITS[asked.quantity]
 
 
 def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:

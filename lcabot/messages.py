@@ -51,6 +51,15 @@ def abstain_not_in_passages(searched: str, absent: list[str]) -> str:
     )
 
 
+def abstain_value_not_stated(searched: str, unit: str) -> str:
+    """The library has passages about the question's subject, but none of those found gives the value it asks for."""
+    return (
+        f"I found no value in {unit} for this: the closest passages do not give one, so I won't answer from them. "
+        f"Searched: {searched}. If a document holds it, name its table or section in the question; else add a "
+        "document that covers it."
+    )
+
+
 def part_not_stated(part: str) -> str:
     """One part of a multi-part question that the answer's passages do not state."""
     return f"The passages found do not state this part of the question: “{part}”."

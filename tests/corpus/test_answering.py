@@ -186,3 +186,13 @@ def test_of_the_two_hydrogen_bank_news_items_the_pilot_auction_answers_for_it(an
     assert not answer.abstained
     assert {c.source for c in answer.citations} == {"ec-2024-hydrogen-bank-pilot-auction-grants.pdf"}
     assert "€40 billion" not in answer.text and "61 bids" not in answer.text  # the second auction's news item
+
+
+def test_a_value_the_library_gives_for_another_product_is_not_an_answer_for_this_one(answerer):
+    """The library describes South Tyrol's orchards (Wikipedia extract) but gives no footprint of its apples."""
+    answer = answerer.ask("What is the carbon footprint per kg of South Tyrolean apples?")
+    assert answer.abstained
+    assert answer.text.startswith("I found no value in kg CO2e for this")
+    coffee = answerer.ask("What is the carbon footprint of sustainable coffee from Vietnam?")
+    assert not coffee.abstained
+    assert "Sustainable coffee from Vietnam (3.64 kg CO2e kg–1 green)" in coffee.text

@@ -522,3 +522,24 @@ def test_the_row_above_a_markdown_rule_is_a_header_even_when_it_numbers_columns(
             "|---|---|---|---|\n|**Name**|**Coal**|**Oxygen**|**Hydrogen**|\n|Pressure<br>[bar]|-|51|28|")
     readings = [u.reading for u in quotable_units(_table_chunk(text)) if u.reading]
     assert readings == ["Pressure [bar] -: 2 Oxygen 51; 3 Hydrogen 28"]  # each value under its stream
+
+
+def test_a_value_no_statement_gives_in_the_asked_unit_is_not_stated():
+    from lcabot.answering import unstated_value
+    from lcabot.models import Claim, Evidence
+
+    def span(eid: str, text: str, reading: str = "") -> Evidence:
+        return Evidence(eid, "a", "wikipedia-south-tyrolean-apple.pdf", "South Tyrolean Apple PGI", None, 2, "2",
+                        text, "c", reading=reading)
+
+    orchards = span("E1", "With around 18,400 hectares, South Tyrol is the largest closed apple-growing area in the "
+                          "EU.")
+    claims = [Claim(f"“{orchards.text}”", ("E1",), orchards.text)]
+    asked = frame("What is the carbon footprint per kg of South Tyrolean apples?")
+    assert unstated_value(asked, claims, [orchards]) == "kg CO2e"
+    row = span("E2", "| Growing | 1.01 |", reading="Growing: Total (Brazil) 1.01 kg CO2e kg–1 green coffee")
+    assert unstated_value(frame("What is the carbon footprint of growing coffee in Brazil?"),
+                          [Claim("Table 2: Growing: Total (Brazil) 1.01 kg CO2e kg–1 green coffee", ("E2",))],
+                          [row]) == ""
+    # a question that asks for no value in a unit, or one of several parts, is judged by its parts instead
+    assert unstated_value(frame("What is the South Tyrolean Apple PGI?"), claims, [orchards]) == ""
