@@ -231,7 +231,9 @@ def test_failing_api_gives_extractive_answer_with_note(stub, library, case):
     assert len(stub.requests) == n_requests  # retried (twice at most) only when the error is transient
     assert elapsed < timeout_s + 1.0  # timeout_s bounds the whole call, retries and their waits included
     if case == "retry-after-past-deadline":
-        assert elapsed < 1.0  # gives up at once rather than sleep past its deadline
+        # gives up at once rather than sleep until its deadline (10 s) or the 30 s Retry-After; the answer itself
+        # (embedding, extractive generation) took 1.01 s on a loaded machine, so the bound is half the deadline
+        assert elapsed < timeout_s / 2
 
 
 @pytest.mark.parametrize(("drop", "status", "kind"), [
