@@ -27,7 +27,7 @@ _STAMP = re.compile(
     r"·\s*page \d+ of \d+\s*$", re.I  # the last: a copy's page stamp ("….pdf  ·  page 1 of 2")
 )
 # what the renderer of a copy wrote in place of what it left out: "[Image: no caption]", "[Excerpt ends here; …]"
-_PLACEHOLDER = re.compile(r"^\[(?:Image|Excerpt ends here)\b[^\]]*\]$")
+_RENDERER_NOTE = re.compile(r"^\[(?:Image|Excerpt ends here)\b[^\]]*\]$")
 _PROVENANCE_FIELD = re.compile(r"^(Source|Stored copy used|Licen[cs]e|Retrieved|Changes):\s", re.I)
 PROVENANCE_MIN_FIELDS = 3  # distinct fields that make a provenance box (a lone "Source:" is a figure's credit)
 COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
@@ -405,7 +405,7 @@ def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[
 def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
     """Drop download stamps, a copy's page stamps and placeholders, running headers/footers, and bare page numbers
     near the page edge."""
-    if _STAMP.search(line.text) or _PLACEHOLDER.match(line.text):
+    if _STAMP.search(line.text) or _RENDERER_NOTE.match(line.text):
         return False
     if _margin_key(line, height) in running:
         return False
