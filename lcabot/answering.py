@@ -179,7 +179,8 @@ class Answerer:
             except (KeyError, TypeError, ValueError, AttributeError):  # a malformed artifact: passages only
                 logger.exception("graph facts unavailable for this question")
                 facts, graph_chunks = [], ()
-        named = named_documents(query, {d: r.source for d, r in documents.items()})
+        named = named_documents(query, {d: r.source for d, r in documents.items()},
+                                {d: r.title for d, r in documents.items()})
         asked = frame(query)
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
                                 _holds_asked(asked), asked.parameters, asked.section)
@@ -218,11 +219,11 @@ VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "mone
 
 
 def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> str:
-    """The unit of the value a one-part question asks for ("What is the carbon footprint per kg of South Tyrolean
-    apples?": kg CO2e) when none of the answer's statements, read with their evidence, gives a value in it; else
-    ``""``. Such an answer would quote what the library says about the subject (18,400 ha of orchards) as if it
-    answered: the library does not state the value."""
-    if asked.kind != "numeric" or len(asked.parts) > 1 or asked.quantity not in VALUE_UNITS:
+    """The unit of the value a one-part question asks for, or compares by ("What is the carbon footprint per kg of
+    South Tyrolean apples?": kg CO2e) when none of the answer's statements, read with their evidence, gives a value
+    in it; else ``""``. Such an answer would quote what the library says about the subject (18,400 ha of orchards)
+    as if it answered: the library does not state the value."""
+    if asked.kind not in ("numeric", "comparison") or len(asked.parts) > 1 or asked.quantity not in VALUE_UNITS:
         return ""
     by_id = {e.evidence_id: e for e in ledger}
     texts = [c.text for c in claims] + [f"{by_id[i].context} {by_id[i].reading or by_id[i].text}"
@@ -232,18 +233,30 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 
 def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
     """The parts of a multi-part question that no statement of the answer covers: no statement (with its evidence)
-    holds half of the part's content terms, or, for a part asking for a value, none holds a number."""
+    holds half of the part's content terms, those of the quoted document's file name and title aside ("Burchart et
+    al. 2023", "hydrogen from coal gasification" name the paper), or, for a part asking for a value, none holds a
+    number."""
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
-    texts = [" ".join([c.text, *(f"{by_id[i].context} {by_id[i].text}" for i in c.evidence_ids if i in by_id)])
-             for c in claims]
+    texts, described = [], []
+    for c in claims:
+        evidence = [by_id[i] for i in c.evidence_ids if i in by_id]
+        texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
+        # the words of the quoted document's file name and title say which document, not what it states
+        described.append({t for e in evidence for t in split_compounds(content_terms(
+            f"{e.source.rsplit('.', 1)[0].replace('-', ' ')} {e.title or ''}"))})
     missing = []
     for part in asked.parts:
-        terms = split_compounds(content_terms(part))
+        terms = [t for t in split_compounds(content_terms(part)) if t not in ("et", "al")]  # "Burchart et al."
         numeric = kind_of(part) == "numeric"
-        covered = any(sum(term_present(t, text) for t in terms) >= max(1, len(terms) / 2)
-                      and (not numeric or re.search(r"\d", text)) for text in texts)
+        covered = False
+        for text, known in zip(texts, described, strict=True):
+            own = [t for t in terms if t not in known] or terms
+            if (sum(term_present(t, text) for t in own) >= max(1, len(own) / 2)
+                    and (not numeric or re.search(r"\d", text))):
+                covered = True
+                break
         if terms and not covered:
             missing.append(part)
     return missing

@@ -26,6 +26,20 @@ _RUN_IN_LABEL = re.compile(
     r"(?: and discussion)?|Discussion(?: and conclusions?)?|Conclusions?|Recommendations(?: and perspectives)?)"
     r"\s+(?=[A-Z][a-z])|^Abstract\s+(?=[A-Z][a-z])")
 _NUMBER_CELL = re.compile(r"^[-−–]?\d+(?:[.,]\d+)*\s*%?$")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+NAME_RUN_SHARE = 0.75  # of a span's words capitalised, with no number and no sentence end: names, not a statement
+
+
+def is_name_run(text: str) -> bool:
+    """A span that names things and states nothing: six or more words, three in four of them capitalised, no number
+    and no sentence end. Headings and affiliations run together ("European Commission Joint Research Centre
+    Institute for Environment and Sustainability"), an acronym list, a scraped row of link anchors ("The Innovation
+    FundEU Emissions Trading System The European Hydrogen Bank The first renewable hydrogen auctionEuropean Climate,
+    …", ec-2024-hydrogen-bank-pilot-auction-grants.pdf p. 2)."""
+    if re.search(r"\d", text) or re.search(r"[.?!:;]\W*$", text.rstrip()):
+        return False
+    words = _WORD.findall(text)
+    return len(words) >= 6 and sum(w[0].isupper() for w in words) >= NAME_RUN_SHARE * len(words)
 
 
 def evidence_id(doc_id: str, page: int, text: str) -> str:
@@ -134,7 +148,7 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
                 context = ""
                 if offset == 0 or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
                     lead_in = ""
-            if len(text) >= _MIN_CHARS:
+            if len(text) >= _MIN_CHARS and not is_name_run(text):
                 units.append(QuotableUnit(offset, text, context, last_page, heading=heading))
             continue
         cells = _cells(text)

@@ -28,6 +28,7 @@ _STAMP = re.compile(
 )
 # what the renderer of a copy wrote in place of what it left out: "[Image: no caption]", "[Excerpt ends here; …]"
 _RENDERER_NOTE = re.compile(r"^\[(?:Image|Excerpt ends here)\b[^\]]*\]$")
+_PHOTO_CREDIT = re.compile(r"^©\s?\S+$")  # a picture's credit on a line of its own: "©AdobeStock/scharfsinn86"
 _PROVENANCE_FIELD = re.compile(r"^(Source|Stored copy used|Licen[cs]e|Retrieved|Changes):\s", re.I)
 PROVENANCE_MIN_FIELDS = 3  # distinct fields that make a provenance box (a lone "Source:" is a figure's credit)
 COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
@@ -403,9 +404,9 @@ def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[
 
 
 def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
-    """Drop download stamps, a copy's page stamps and placeholders, running headers/footers, and bare page numbers
-    near the page edge."""
-    if _STAMP.search(line.text) or _RENDERER_NOTE.match(line.text):
+    """Drop download stamps, a copy's page stamps and placeholders, photo credits, running headers/footers, and bare
+    page numbers near the page edge."""
+    if _STAMP.search(line.text) or _RENDERER_NOTE.match(line.text) or _PHOTO_CREDIT.match(line.text.strip()):
         return False
     if _margin_key(line, height) in running:
         return False

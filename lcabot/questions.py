@@ -10,6 +10,7 @@ from lcabot.retrieval import content_terms
 
 KINDS = ("numeric", "definition", "comparison", "procedure", "list", "other")
 MAX_PARTS = 4  # parts of a multi-part question answered one by one
+IMPLIED_TERMS = 2  # a later part naming no more content words than this is about what the part before it names
 
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
@@ -133,9 +134,14 @@ def sub_questions(question: str) -> list[str]:
 
 
 def referent(parts: tuple[str, ...], i: int) -> str:
-    """What part ``i`` of a multi-part question refers back to with a pronoun: the part before it ("what values is
-    it allowed to take" after "What does the A factor … stand for"), else ``""``."""
-    return parts[i - 1] if 0 < i < len(parts) and _BACK_REFERENCE.search(parts[i]) else ""
+    """What part ``i`` of a multi-part question refers back to: the part before it, when part ``i`` refers to it with
+    a pronoun ("what values is it allowed to take" after "What does the A factor … stand for") or names no more
+    than :data:`IMPLIED_TERMS` things of its own ("… with and without CO2 sequestration, and what is the relative
+    reduction?"), else ``""``."""
+    if not 0 < i < len(parts):
+        return ""
+    implied = len(content_terms(parts[i])) <= IMPLIED_TERMS
+    return parts[i - 1] if implied or _BACK_REFERENCE.search(parts[i]) else ""
 
 
 def names_parameter(text: str, symbol: str) -> bool:

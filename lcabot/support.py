@@ -77,20 +77,29 @@ _AUTHOR = re.compile(r"\b([A-Z][a-z]{2,})(?:\s+et al\b|\s*(?:&|and)\s+[A-Z][a-z]
 MAX_NAMED_DOCUMENTS = 2  # a name that more file names hold ("Hydrogen") names a topic, not a document
 
 
-def named_documents(question: str, sources: dict[str, str]) -> tuple[str, ...]:
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\b", re.I)
+
+
+def named_documents(question: str, sources: dict[str, str], titles: dict[str, str] | None = None
+                    ) -> tuple[str, ...]:
     """The documents a question names by a name or acronym of its file name ("Burchart et al." →
     burchart-2023-hydrogen-coal-gasification-lca.pdf, "Pathfinder", "ILCD", "PEFCR"); ``sources`` maps doc id → file
-    name. Empty when the question names none, or when a name is in more than :data:`MAX_NAMED_DOCUMENTS` file names.
-    Of the documents one name fits, those whose file names hold most of the question's words are named ("the
-    Hydrogen Bank pilot auction": ec-2024-hydrogen-bank-pilot-auction-grants.pdf, not the second auction's)."""
-    return tuple(dict.fromkeys(d for docs in document_names(question, sources).values() for d in docs))
+    name, ``titles`` doc id → title. Empty when the question names none, or when a name is in more than
+    :data:`MAX_NAMED_DOCUMENTS` file names. Of the documents one name fits, those whose file names, with the ordinal
+    their title names, hold most of the question's words are named ("the Hydrogen Bank pilot auction":
+    ec-2024-hydrogen-bank-pilot-auction-grants.pdf, not the second auction's; "the first European Hydrogen Bank
+    auction": the same item, titled "Winners of first EU-wide renewable hydrogen auction …")."""
+    return tuple(dict.fromkeys(d for docs in document_names(question, sources, titles).values() for d in docs))
 
 
-def document_names(question: str, sources: dict[str, str]) -> dict[str, tuple[str, ...]]:
+def document_names(question: str, sources: dict[str, str], titles: dict[str, str] | None = None
+                   ) -> dict[str, tuple[str, ...]]:
     """The names in ``question`` that name documents (see :func:`named_documents`), each with the documents it
     names: ``{"Burchart": ("b",)}``."""
     words = {doc_id: set(re.findall(r"[^\W\d_]{3,}", source.rsplit(".", 1)[0].lower())) for doc_id, source in
              sources.items()}
+    for doc_id, title in (titles or {}).items():  # the edition of a series its title names: "first" auction
+        words.get(doc_id, set()).update(o.lower() for o in _ORDINAL.findall(title))
     named: dict[str, tuple[str, ...]] = {}
     # a word of a concept's name ("Circular Footprint Formula", "Monte Carlo") names the concept, not a document,
     # unless the concept is a standard or an organisation (PEFCR, Pathfinder Framework)
@@ -198,6 +207,22 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     return [term for term in specific_terms(question)
             if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
             and not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))]
+
+
+def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:
+    """The documents among ``evidence`` (ledger spans: ``doc_id``, ``source``, ``title``, ``context``, ``text``) of
+    which some span, the title or the file name names one of the question's specific terms (:func:`specific_terms`):
+    a question about what RFNBOs must achieve is about the delegated acts' news item, which names them, not about the
+    polypropylene study whose kg CO2eq retrieval also brought. Empty when the question has no specific term."""
+    terms = specific_terms(question)
+    if not terms:
+        return set()
+    texts: dict[str, list[str]] = {}
+    for e in evidence:
+        texts.setdefault(e.doc_id, [e.source.replace("-", " "), e.title or ""]).append(f"{e.context} {e.text}")
+    return {doc_id for doc_id, held in texts.items()
+            if any(_word_in(form, part) or _spelled_out(term, part)
+                   for term in terms for form in (term, *place_aliases().get(term, ())) for part in held)}
 
 
 def _version_in(term: str, text: str) -> bool:

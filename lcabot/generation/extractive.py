@@ -19,7 +19,7 @@ from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
-from lcabot.support import document_names, term_present
+from lcabot.support import document_names, documents_naming, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -71,14 +71,23 @@ class ExtractiveGenerator:
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
                       and e.text not in lead_ins and failed_gate(e, asked) is None]
-        names = document_names(question, {e.doc_id: e.source for e in evidence})
+        names = document_names(question, {e.doc_id: e.source for e in evidence},
+                               {e.doc_id: e.title for e in evidence})
         named = {d for docs in names.values() for d in docs}
         naming: frozenset[str] = frozenset()
+        subject: frozenset[str] = frozenset()
         if any(e.doc_id in named for e in candidates):  # "What functional unit does Burchart et al. use?": theirs
             candidates = [e for e in candidates if e.doc_id in named]
             # the name that chose the document tells nothing among its own sentences: "section 3.2 of the Pathfinder
             # Framework" asks what 3.2 says, not for the sentences that name the Framework
             naming = frozenset(n.lower() for n in names)
+            # the words of its title describe the document: "the first European Hydrogen Bank auction" is which item,
+            # "how much support in total" what it is asked
+            subject = frozenset(t for e in candidates for t in content_terms(e.title or "") if t.isalpha())
+        else:  # no document named: the documents naming what the question names specifically (RFNBOs, Colombia)
+            naming_docs = documents_naming(question, candidates)
+            if naming_docs:
+                candidates = [e for e in candidates if e.doc_id in naming_docs]
         if not candidates:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
@@ -86,10 +95,10 @@ class ExtractiveGenerator:
         rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i) or asked.premise,
                                            naming=naming),
                                kind="stable") for i, part in enumerate([*parts, asked.asking])]
-        order = [int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]
+        order = list(dict.fromkeys([int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]))
         if not parts:
             order = [int(i) for i in rankings[-1]]
-        order = _value_first(order, candidates, frame(parts[0]) if parts else asked)
+        order = _value_first(order, candidates, frame(parts[0]) if parts else asked, naming | subject)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
@@ -178,15 +187,24 @@ class ExtractiveGenerator:
                 + bonus)
 
 
-def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
+def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame,
+                 naming: frozenset[str] = frozenset()) -> list[int]:
     """For a question asking for a value, the best of the first :data:`LEAD_WINDOW` spans that states one (in the
     unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact."""
     if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
         return order  # "the difference between situations C1 and C2" asks for no value
     def states(e: Evidence) -> bool:
         return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e)
-    lead = next((i for i in order[:LEAD_WINDOW] if states(candidates[i])), None)
-    return order if lead is None else [lead, *(i for i in order if i != lead)]
+    stating = [i for i in order[:LEAD_WINDOW] if states(candidates[i])]
+    if not stating:
+        return order
+    # the first of those holding a word of the question's own (not one that only names the document): "How much
+    # support in total …" is answered by "The total amount of support comes to EUR 694 521 237", not by the next
+    # auction's budget of EUR 1.2 billion, which ranks higher for being about the auction
+    terms = [t for t in content_terms(asked.asking) if t not in naming]
+    lead = next((i for i in stating if any(term_present(t, candidates[i].reading or candidates[i].text)
+                                           for t in terms)), stating[0])
+    return [lead, *(i for i in order if i != lead)]
 
 
 def _states_value(evidence: Evidence) -> bool:

@@ -188,6 +188,31 @@ def test_of_the_two_hydrogen_bank_news_items_the_pilot_auction_answers_for_it(an
     assert "€40 billion" not in answer.text and "61 bids" not in answer.text  # the second auction's news item
 
 
+def test_the_first_auction_is_the_item_whose_title_says_first_and_its_total_leads(answerer):
+    """"First" is in neither news item's file name; the pilot item's title is "Winners of first EU-wide renewable
+    hydrogen auction …". Its p. 1 states the total; the next auction's EUR 1.2 billion budget (p. 2) is not it."""
+    answer = answerer.ask("How much support in total did the six projects of the first European Hydrogen Bank "
+                          "auction receive?")
+    assert not answer.abstained
+    assert {c.source for c in answer.citations} == {"ec-2024-hydrogen-bank-pilot-auction-grants.pdf"}
+    lead = answer.text.split("\n", 1)[0]
+    assert "The total amount of support comes to EUR 694 521 237" in lead
+    assert answer.citations[0].page == 1
+
+
+def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(answerer):
+    """Burchart et al. 2023, abstract p. 1: "… can be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg
+    CO2-eq …" answers both parts; neither part is reported as not stated ("what is the relative reduction" is about
+    the GWP the part before it names)."""
+    answer = answerer.ask("In Burchart et al. 2023, what is the GWP of hydrogen from coal gasification with and "
+                          "without CO2 sequestration, and what is the relative reduction?")
+    assert not answer.abstained
+    lead = answer.text.split("\n", 1)[0]
+    assert "reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg CO2-eq" in lead
+    assert answer.citations[0].source == BURCHART and answer.citations[0].page == 1
+    assert answer.notes == ()
+
+
 def test_a_value_the_library_gives_for_another_product_is_not_an_answer_for_this_one(answerer):
     """The library describes South Tyrol's orchards (Wikipedia extract) but gives no footprint of its apples."""
     answer = answerer.ask("What is the carbon footprint per kg of South Tyrolean apples?")

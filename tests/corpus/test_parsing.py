@@ -231,3 +231,7 @@ def test_a_copys_provenance_box_page_stamp_and_placeholders_are_not_document_tex
                       "apple.pdf")
     assert "Source:" not in apple.page_texts[0] and "[Excerpt ends here" not in apple.page_texts[0]
     assert "With its 18,400 hectares South Tyrol is the largest" in " ".join(apple.page_texts[0].split())
+    acts = parse_pdf((CORPUS / "perspectives" / "eu_funding" / "ec-2023-renewable-hydrogen-delegated-acts.pdf")
+                     .read_bytes(), "acts.pdf")
+    assert "©AdobeStock/scharfsinn86" not in acts.page_texts[0]  # the photo's credit, above the first sentence
+    assert "Today, the Commission has formally published the two delegated acts" in acts.page_texts[0]

@@ -239,6 +239,12 @@ def test_of_two_documents_one_name_fits_the_question_names_the_one_its_words_des
     assert named_documents("How many bids did the second Hydrogen Bank auction receive?", sources) == ("second",)
     assert named_documents("Compare the pilot and the second Hydrogen Bank auctions.", sources) == ("pilot", "second")
     assert document_names("What bid prices did the Hydrogen Bank pilot auction see?", sources) == {"Bank": ("pilot",)}
+    # "first" is in neither file name; the pilot item's title names it the first auction
+    titles = {"pilot": "Winners of first EU-wide renewable hydrogen auction sign grant agreements (news, 2024)",
+              "second": "Over-subscribed European Hydrogen Bank auction receives 61 bids for Innovation Fund support"}
+    first = "How much support in total did the six projects of the first European Hydrogen Bank auction receive?"
+    assert named_documents(first, sources) == ("pilot", "second")
+    assert named_documents(first, sources, titles) == ("pilot",)
 
 
 def test_a_question_about_support_or_prices_asks_for_a_sum_of_money():
@@ -543,3 +549,50 @@ def test_a_value_no_statement_gives_in_the_asked_unit_is_not_stated():
                           [row]) == ""
     # a question that asks for no value in a unit, or one of several parts, is judged by its parts instead
     assert unstated_value(frame("What is the South Tyrolean Apple PGI?"), claims, [orchards]) == ""
+    # a comparison by a unit ("… must RFNBOs achieve compared with fossil fuels?") asks for a value in it too
+    rfnbo = frame("Under the EU delegated acts, what minimum greenhouse gas emissions saving must RFNBOs achieve "
+                  "compared with fossil fuels?")
+    assert rfnbo.kind == "comparison"
+    assert unstated_value(rfnbo, claims, [orchards]) == "kg CO2e"
+
+
+def test_a_later_part_naming_little_of_its_own_is_about_the_part_before_it():
+    from lcabot.answering import unanswered_parts
+    from lcabot.models import Claim, Evidence
+    from lcabot.questions import referent
+
+    asked = frame("In Burchart et al. 2023, what is the GWP of hydrogen from coal gasification with and without CO2 "
+                  "sequestration, and what is the relative reduction?")
+    assert referent(asked.parts, 1) == asked.parts[0]
+    # the abstract's sentence (p. 1) answers the first part: "Burchart et al. 2023" and "hydrogen from coal
+    # gasification" are the paper's file name and title, not words the sentence must repeat
+    text = ("By applying the CO2 sequestration operation, the GHG emissions rate for the assumed functional unit can "
+            "be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg CO2-eq")
+    abstract = Evidence("E1", "b", "burchart-2023-hydrogen-coal-gasification-lca.pdf",
+                        "Life Cycle Assessment of Hydrogen Production from Coal Gasification as an Alternative "
+                        "Transport Fuel", None, 1, "1", text, "c")
+    half = ("The presented analysis shows that the use of carbon dioxide sequestration in hydrogen production results "
+            "in a reduction in the global warming impact of this technology by almost half")
+    results = Evidence("E3", "b", abstract.source, abstract.title, "3 Results and Discussion", 12, "12", half, "c")
+    answer = [Claim(f"“{text}”", ("E1",), text), Claim(f"“{half}”", ("E3",), half)]
+    assert unanswered_parts(asked, answer, [abstract, results]) == []
+    assert unanswered_parts(asked, answer[1:], [abstract, results]) == [asked.parts[0]]  # no value
+    other = Evidence("E2", "m", "moretti-2020-uco-polypropylene-lca.pdf", "Environmental life cycle assessment of "
+                     "polypropylene made from used cooking oil", None, 10, "10", text, "c")
+    assert unanswered_parts(asked, [Claim(f"“{text}”", ("E2",), text)], [other]) == list(asked.parts)
+
+
+def test_without_a_named_document_the_documents_naming_the_questions_specific_terms_answer():
+    from lcabot.models import Evidence
+    from lcabot.support import documents_naming
+
+    def span(doc: str, source: str, title: str, text: str) -> Evidence:
+        return Evidence(f"E{doc}", doc, source, title, None, 1, "1", text, "c")
+
+    evidence = [span("m", "moretti-2020-uco-polypropylene-lca.pdf", "Environmental life cycle assessment of PP",
+                     "From cradle to factory gate, 1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq"),
+                span("h", "ec-2023-renewable-hydrogen-delegated-acts.pdf", "Renewable hydrogen production: new rules",
+                     "The second act provides a methodology for calculating life-cycle greenhouse gas emissions for "
+                     "RFNBOs.")]
+    assert documents_naming("What minimum GHG saving must RFNBOs achieve?", evidence) == {"h"}
+    assert documents_naming("What minimum saving must a renewable fuel achieve?", evidence) == set()

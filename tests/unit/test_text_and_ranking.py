@@ -120,3 +120,17 @@ def test_a_table_is_embedded_by_its_words_not_its_numbers():
     assert embedding_text(chunk) == (
         "6.3 Growing, milling, and exportation phases TABLE 2 Carbon footprint at each phase Conventional | "
         "Emission source | kg CO2e kg–1 green coffee | Exportation | Airport to airport | Total")
+
+
+def test_a_run_of_names_is_not_a_statement():
+    from lcabot.ledger import is_name_run
+
+    # scraped link anchors, ec-2024-hydrogen-bank-pilot-auction-grants.pdf p. 2, and an affiliation line
+    assert is_name_run("The Innovation FundEU Emissions Trading System The European Hydrogen Bank The first renewable "
+                       "hydrogen auctionEuropean Climate, Infrastructure and Environment Executive Agency (CINEA)")
+    assert is_name_run("European Commission Joint Research Centre Institute for Environment and Sustainability")
+    # statements: a sentence end, a number, or mostly lower-case words
+    assert not is_name_run("The European Hydrogen Bank Aims To Unlock Private Investment In The EU.")
+    assert not is_name_run("Eutrophication, Accumulated Exceedance mol N eq (AE)")
+    assert not is_name_run("Grey2Green-II Petrogal S.A. Portugal Bid Price EUR 84,227,910")
+    assert not is_name_run("the total amount of support comes to EUR million over ten years and more")
