@@ -195,10 +195,20 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
     return _mark_other_work(_mark_refuted(units), chunk.text)
 
 
+# A sentence that names its subject only by a pronoun: it is quoted with the sentence before it, which names it
+_REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|It|They|Its|Their|These|Those|Such)\b"
+                          r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
+                          r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b)")
+# (an impersonal "it": "It is important to note …", "From these results, it can be concluded …")
+MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at most this long
+
+
 def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int, str, int]]:
     """Sentence pieces with a piece too short to quote joined to its neighbour in the same paragraph: a list item's
     label to the item ("● A=0.2." + "Low offer of recyclable materials …"), a short lead-in to the sentence before
-    it ("The driver … is the analysis of the market situation." + "This means:"; PEFCR guidance p. 114)."""
+    it ("The driver … is the analysis of the market situation." + "This means:"; PEFCR guidance p. 114). A sentence
+    whose subject is a pronoun joins the sentence before it ("Transport is a small contributor to emissions. For
+    most food products, it accounts for less than 10% …"; Ritchie 2020, p. 2)."""
     out: list[tuple[int, str, int]] = []
     carry: tuple[int, str] | None = None
     for offset, piece, page in pieces:
@@ -216,6 +226,10 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
             out.append((previous[0], f"{previous[1]} {piece}", page))
         elif short and not piece.endswith(":"):
             carry = (offset, piece)
+        elif (_REFERS_BACK.match(piece) and out and not out[-1][1].startswith("|") and not LIST_ITEM.match(piece)
+              and "\n\n" not in text[out[-1][0]:offset] and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS):
+            previous = out.pop()  # "Transport is a small contributor to emissions." + "For most food products, it …"
+            out.append((previous[0], f"{previous[1]} {piece}", page))
         else:
             out.append((offset, piece, page))
     if carry is not None:

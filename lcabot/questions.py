@@ -158,6 +158,15 @@ def without_section(question: str) -> str:
     return " ".join(_SECTION.sub(" ", question).split())
 
 
+def parameters_of(question: str) -> tuple[str, ...]:
+    """The formula parameters ``question`` names by symbol (:data:`_PARAMETER`): "the A factor", "what does B stand
+    for". The last of codes joined by "and" is not one ("what do goal situations C1 and C2 mean" asks about both
+    codes)."""
+    joined = {m.group(1) for m in re.finditer(r"(?<![\w.\-/])[A-Z]\d{1,2},?\s+(?:and|or)\s+([A-Z]\d{1,2})(?![\w.\-/])",
+                                              question)}
+    return tuple(dict.fromkeys(p for p in _PARAMETER.findall(question) if p not in joined))
+
+
 def names_code(text: str, code: str) -> bool:
     """True when ``text`` prints ``code`` as a word ("Situation C1 …"), not inside another ("C12", "PM2.5")."""
     return re.search(rf"(?<![\w.\-/]){re.escape(code)}(?![\w.\-/])", text) is not None
@@ -167,6 +176,8 @@ def kind_of(question: str) -> str:
     """The kind of one question (or part): comparison, procedure, numeric, definition, list, else other."""
     if _COMPARISON.search(question):
         return "comparison"
+    if re.search(r"^\s*how (?:do|does|did)\b.*\bdefine\b", question, re.I):  # "How does the guidance define …"
+        return "definition"
     if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
         return "procedure"
     if re.search(r"\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b", question, re.I):
@@ -203,7 +214,7 @@ def frame(question: str) -> QuestionFrame:
         scenario=tuple(dict.fromkeys(m.group(0).lower() for m in _SCENARIO.finditer(question))),
         section=section.group(1) if section else "",
         quantity=quantity_of(asking) if kind in ("numeric", "comparison") else "",
-        parameters=tuple(dict.fromkeys(_PARAMETER.findall(question))),
+        parameters=parameters_of(question),
         codes=tuple(dict.fromkeys(_CODE.findall(question))),
         premise=premise,
     )

@@ -37,7 +37,10 @@ _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|M
                     r"(?:EUR|€)\s*\d", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
                       r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b|"
-                      r"^\s*[A-Z]\d{0,2}\s*:\s", re.I)  # the last: a formula's list of parameters ("A: allocation …")
+                      r"^\s*[A-Z]\d{0,2}\s*:\s|"  # a formula's list of parameters ("A: allocation …")
+                      # "The most relevant life cycle stages are the life cycle stages which …" (PEFCR guidance p. 50)
+                      r"^(?:the\s+|an?\s+)?(?:[a-z][\w-]*\s+){1,5}(?:is|are)\s+(?:the|those|any)\s+(?:[\w-]+\s+){0,4}"
+                      r"(?:which|that|where|whose)\b", re.I)
 _ONTOLOGY = load_ontology()
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 

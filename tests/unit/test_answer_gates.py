@@ -315,6 +315,10 @@ def test_a_parameter_named_by_its_symbol():
     assert frame("What is the R1 value of PET bottles?").parameters == ("R1",)
     assert frame("In the CFF, what does B stand for?").parameters == ("B",)
     assert frame("A factor of two separates the scenarios; which is lower?").parameters == ()
+    # codes joined by "and" are asked about together, not the last as a parameter
+    situations = frame("In the ILCD Data Network compliance rules, what do goal situations C1 and C2 mean?")
+    assert situations.parameters == () and situations.codes == ("C1", "C2")
+    assert frame("What do A and B stand for in the CFF?").parameters == ("B",)
     assert names_parameter("A: allocation factor of burdens and credits", "A")
     assert names_parameter("the A factor values shall be in the range 0.2 ≤ A ≤ 0.8", "A")
     assert not names_parameter("A disadvantage of the Monte Carlo method is its cost.", "A")
@@ -596,3 +600,31 @@ def test_without_a_named_document_the_documents_naming_the_questions_specific_te
                      "RFNBOs.")]
     assert documents_naming("What minimum GHG saving must RFNBOs achieve?", evidence) == {"h"}
     assert documents_naming("What minimum saving must a renewable fuel achieve?", evidence) == set()
+
+
+def test_a_sentence_naming_its_subject_by_a_pronoun_is_quoted_with_the_one_before_it():
+    """Ritchie 2020 (OWID), p. 2: "less than 10%" is said of "it", which the sentence before names as transport."""
+    from lcabot.ledger import quotable_units
+
+    text = ("Combined, land use and farm-stage emissions account for more than 80% of the footprint for most foods.\n"
+            "Transport is a small contributor to emissions. For most food products, it accounts for less than 10%, and "
+            "it’s much smaller for the largest GHG emitters.\n\nFrom these results, it can be concluded that transport "
+            "matters little for the footprint of most foods.")
+    units = [u.text for u in quotable_units(_chunk(text, 2))]
+    assert units == [
+        "Combined, land use and farm-stage emissions account for more than 80% of the footprint for most foods.",
+        "Transport is a small contributor to emissions. For most food products, it accounts for less than 10%, and "
+        "it’s much smaller for the largest GHG emitters.",
+        # an impersonal "it", and a new paragraph: the sentence stands alone
+        "From these results, it can be concluded that transport matters little for the footprint of most foods."]
+
+
+def test_how_a_document_defines_something_asks_for_its_definition():
+    from lcabot.generation.extractive import _DEFINES
+
+    assert frame("How does the PEFCR guidance define the most relevant life cycle stages?").kind == "definition"
+    assert frame("How does the PEFCR guidance handle capital goods?").kind == "procedure"
+    # PEFCR guidance v6.3, 7.4.2, p. 50
+    assert _DEFINES.search("The most relevant life cycle stages are the life cycle stages which together contribute "
+                           "to at least 80% of any of the most relevant impact categories identified.")
+    assert not _DEFINES.search("The presented analysis shows that the use of carbon dioxide sequestration …")
