@@ -196,7 +196,8 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
 
 
 # A sentence that names its subject only by a pronoun: it is quoted with the sentence before it, which names it
-_REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|It|They|Its|Their|These|Those|Such)\b"
+_REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|these|those|It|They|Its|Their|These|"
+                          r"Those|Such)\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
                           r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b)")
 # (an impersonal "it": "It is important to note …", "From these results, it can be concluded …")

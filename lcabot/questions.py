@@ -16,8 +16,8 @@ _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
-    r"default (?:split|value)|distances?|shares?|results?)\b|\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|"
-    r"\bwhat range\b",
+    r"default (?:split|value|transport)|distances?|shares?|results?)\b|"
+    r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
@@ -48,7 +48,9 @@ QUANTITIES = (
     ("duration", re.compile(r"\bhow long\b|\b(?:validity|valid|period)\b", re.I),
      re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:years?|months?|weeks?|days?)\b",
                 re.I)),
-    ("distance", re.compile(r"\b(?:distances?|how far)\b", re.I), re.compile(r"\d\s*km\b", re.I)),
+    # a default transport scenario is a distance per transport mode ("130 km by truck", PEFCR guidance p. 97)
+    ("distance", re.compile(r"\b(?:distances?|how far|(?:default )?transport scenarios?)\b", re.I),
+     re.compile(r"\d\s*km\b", re.I)),
     ("CO2e", re.compile(r"\b(?:gwp\d*\w?|global warming|climate change|carbon footprints?|ghg|greenhouse gas\w*|"
                         r"co2-?e|co2-?eq|emissions?|kg co2)\b", re.I),
      re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),

@@ -213,6 +213,17 @@ def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(an
     assert answer.notes == ()
 
 
+def test_a_default_transport_scenario_is_answered_with_its_distances(answerer):
+    """PEFCR guidance v6.3, 7.14.2, p. 97: "For all other products from supplier to factory …" 130 km by truck,
+    240 km by train, 270 km by ship."""
+    answer = answerer.ask('What default transport scenario does the PEFCR guidance prescribe from supplier to factory '
+                          'for "all other products"?')
+    lead = answer.text.split("\n", 1)[0]
+    assert "For all other products from supplier to factory" in lead
+    assert all(d in lead for d in ("130 km by truck", "240 km by train", "270 km by ship"))
+    assert answer.citations[0].page == 97
+
+
 def test_a_value_the_library_gives_for_another_product_is_not_an_answer_for_this_one(answerer):
     """The library describes South Tyrol's orchards (Wikipedia extract) but gives no footprint of its apples."""
     answer = answerer.ask("What is the carbon footprint per kg of South Tyrolean apples?")

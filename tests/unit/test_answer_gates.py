@@ -366,6 +366,10 @@ def test_a_supplier_inside_europe_is_not_answered_by_the_outside_europe_scenario
                       "outside and inside Europe.",
                       context="For all suppliers located outside Europe, the following scenario shall be used:")
     assert failed_gate(truck, q) == "baseline"
+    # a default transport scenario is a distance per transport mode
+    scenario = frame('What default transport scenario does the PEFCR guidance prescribe from supplier to factory for '
+                     '"all other products"?')
+    assert scenario.kind == "numeric" and scenario.quantity == "distance"
 
 
 def test_a_row_of_sentences_under_its_headers_is_read_as_a_row():
@@ -611,6 +615,9 @@ def test_a_sentence_naming_its_subject_by_a_pronoun_is_quoted_with_the_one_befor
             "it’s much smaller for the largest GHG emitters.\n\nFrom these results, it can be concluded that transport "
             "matters little for the footprint of most foods.")
     units = [u.text for u in quotable_units(_chunk(text, 2))]
+    burchart = ("Figure 4 shows the higher value in the EP category for the H2 seq technology. In absolute values, "
+                "these parameters are 5.18·10−2 and 5.57·10−2 kg PO43−per FU for H2 non-seq and seq, respectively.")
+    assert [u.text for u in quotable_units(_chunk(burchart, 12))] == [burchart]  # Burchart et al. 2023, p. 12
     assert units == [
         "Combined, land use and farm-stage emissions account for more than 80% of the footprint for most foods.",
         "Transport is a small contributor to emissions. For most food products, it accounts for less than 10%, and "
