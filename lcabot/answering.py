@@ -16,7 +16,7 @@ from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import QuestionFrame, frame, kind_of, names_code, names_parameter, states_quantity
-from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms
+from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 from lcabot.support import (
     Support,
     absent_from_passages,
@@ -243,9 +243,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     for c in claims:
         evidence = [by_id[i] for i in c.evidence_ids if i in by_id]
         texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
-        # the words of the quoted document's file name and title say which document, not what it states
-        described.append({t for e in evidence for t in split_compounds(content_terms(
-            f"{e.source.rsplit('.', 1)[0].replace('-', ' ')} {e.title or ''}"))})
+        described.append({t for e in evidence for t in document_words(e.source, e.title)})
     missing = []
     for part in asked.parts:
         terms = [t for t in split_compounds(content_terms(part)) if t not in ("et", "al")]  # "Burchart et al."

@@ -11,7 +11,7 @@ import numpy as np
 from lcabot.models import Chunk, Hit
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder, SearchIndex
-from lcabot.support import term_present
+from lcabot.support import split_compounds, term_present
 
 RRF_K = 60  # Cormack, Clarke & Büttcher (2009), "Reciprocal rank fusion outperforms Condorcet …"
 CANDIDATES = 30  # per retriever; re-tuned after the issue-13 parser fixes: 20 / 30 / 40 give dev recall@5 0.83 /
@@ -60,6 +60,12 @@ def content_terms(text: str) -> list[str]:
         if word not in STOPWORDS and (len(word) > 1 or word.isdigit()):
             seen.setdefault(word, None)
     return list(seen)
+
+
+def document_words(source: str, title: str | None) -> set[str]:
+    """The content terms of a document's file name and title, compounds split ("burchart", "2023", "hydrogen",
+    "coal", "gasification", …): words that say which document a passage is from, not what it states."""
+    return set(split_compounds(content_terms(f"{source.rsplit('.', 1)[0].replace('-', ' ')} {title or ''}")))
 
 
 def lexical_terms(terms: Sequence[str]) -> list[str]:

@@ -187,7 +187,7 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
     spaced = _spaceless(joined)
     missing = []
     for term in specific_terms(question):
-        forms = (term, *place_aliases().get(term, ()))
+        forms = _forms(term)
         if any(_word_in(form, joined) for form in forms) or _spelled_out(term, joined):
             continue
         if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
@@ -206,7 +206,7 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     joined = "\n".join(answering)
     return [term for term in specific_terms(question)
             if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
-            and not any(_word_in(form, joined) for form in (term, *place_aliases().get(term, ())))]
+            and not any(_word_in(form, joined) for form in _forms(term))]
 
 
 def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:
@@ -222,7 +222,12 @@ def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:
         texts.setdefault(e.doc_id, [e.source.replace("-", " "), e.title or ""]).append(f"{e.context} {e.text}")
     return {doc_id for doc_id, held in texts.items()
             if any(_word_in(form, part) or _spelled_out(term, part)
-                   for term in terms for form in (term, *place_aliases().get(term, ())) for part in held)}
+                   for term in terms for form in _forms(term) for part in held)}
+
+
+def _forms(term: str) -> tuple[str, ...]:
+    """``term`` and its other names and adjectives as a place ("Dutch" → "Netherlands")."""
+    return (term, *place_aliases().get(term, ()))
 
 
 def _version_in(term: str, text: str) -> bool:

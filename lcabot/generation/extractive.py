@@ -18,7 +18,7 @@ from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
-from lcabot.retrieval import STOPWORDS, WORD, content_terms, heading_in_section
+from lcabot.retrieval import STOPWORDS, WORD, content_terms, document_words, heading_in_section
 from lcabot.support import document_names, documents_naming, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
@@ -84,9 +84,9 @@ class ExtractiveGenerator:
             # the name that chose the document tells nothing among its own sentences: "section 3.2 of the Pathfinder
             # Framework" asks what 3.2 says, not for the sentences that name the Framework
             naming = frozenset(n.lower() for n in names)
-            # the words of its title describe the document: "the first European Hydrogen Bank auction" is which item,
-            # "how much support in total" what it is asked
-            subject = frozenset(t for e in candidates for t in content_terms(e.title or "") if t.isalpha())
+            # the words of its file name and title describe the document: "the first European Hydrogen Bank auction"
+            # is which item, "how much support in total" what it is asked
+            subject = frozenset(t for e in candidates for t in document_words(e.source, e.title))
         else:  # no document named: the documents naming what the question names specifically (RFNBOs, Colombia)
             naming_docs = documents_naming(question, candidates)
             if naming_docs:
