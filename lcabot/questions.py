@@ -53,7 +53,10 @@ QUANTITIES = (
      re.compile(r"\d\s*km\b", re.I)),
     ("CO2e", re.compile(r"\b(?:gwp\d*\w?|global warming|climate change|carbon footprints?|ghg|greenhouse gas\w*|"
                         r"co2-?e|co2-?eq|emissions?|kg co2)\b", re.I),
-     re.compile(r"\b(?:k?g|t|Mt|Gt)\s*(?:of\s+)?(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
+     # "34.8 kg CO2-eq", "60 kilograms of greenhouse gases (CO2-equivalents)" (OWID p. 1)
+     re.compile(r"(?:\b(?:k?g|t|Mt|Gt)|\d\s*(?:kilo)?grams?|\d\s*(?:(?:thousand|million|billion)\s+)?tonnes?)\s*"
+                r"(?:of\s+)?(?:greenhouse gas(?:es)?\s*)?[(‘'\"“]?"
+                r"(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
     ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),

@@ -226,14 +226,17 @@ def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:
 
 
 def _forms(term: str) -> tuple[str, ...]:
-    """``term`` and its other names and adjectives as a place ("Dutch" → "Netherlands")."""
-    return (term, *place_aliases().get(term, ()))
+    """``term``, its plural or singular ("RFNBO" is printed "RFNBOs", "Situations" asked as "Situation") and its
+    other names and adjectives as a place ("Dutch" → "Netherlands")."""
+    number = (term[:-1],) if term.endswith("s") and len(term) > 3 else (f"{term}s",)
+    return (term, *number, *place_aliases().get(term, ()))
 
 
 def _version_in(term: str, text: str) -> bool:
-    """``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1"."""
-    number = re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1))
-    return re.search(rf"(?:\bversion\s*|\bv){re.escape(number)}(?:\.0)*(?![.\d])", text, re.I) is not None
+    """``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1", or as a file
+    name's words ("ec pefcr guidance v6 3" for v6.3)."""
+    number = r"[.\s_-]".join(re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1)).split("."))
+    return re.search(rf"(?:\bversion\s*|\bv){number}(?:\.0)*(?![._-]?\d)", text, re.I) is not None
 
 
 def _word_in(word: str, text: str) -> bool:

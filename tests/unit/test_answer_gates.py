@@ -74,6 +74,9 @@ def test_a_question_names_its_quantity_section_and_scenario_in_the_documents_wor
     assert states_quantity("the values of this indicator were 19.5 kg CO2-eq./kg H2 for seq.", "CO2e")
     assert states_quantity("from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", "CO2e")
     assert not states_quantity("Implementing the hydrogen production process requires CO2 separation.", "CO2e")
+    # Our World in Data writes the unit out (p. 1)
+    assert states_quantity("a kilogram of beef emits 60 kilograms of greenhouse gases (CO2-equivalents).", "CO2e")
+    assert not states_quantity("measured in kilograms of ‘carbon dioxide equivalents’.", "CO2e")
     # Burchart et al. print the case without sequestration as "non-seq."
     assert scenario_share("34.8 kg CO2-eq./kg H2 for non-seq.", burchart) == 1.0
     assert scenario_share("Hydrogen yield rate 5.1 kg H2/GJ", burchart) == 0.0
@@ -164,6 +167,16 @@ def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
     assert absent_from_passages("Which truck utilisation does the PEFCR guidance give?", passages, library) == []
     assert absent_from_passages("What utilisation does Recommendation (EU) 2021/2279 give?", passages,
                                 library) == ["2021/2279"]
+    # the edition a question names is in the passage header's file-name words ("ec pefcr guidance v6 3"),
+    # a plural in the passage answers its singular
+    header = ["Product Environmental Footprint Category Rules Guidance | ec pefcr guidance v6 3 7 Technical "
+              "specifications > 7.6 Cut-Off Any cut-off shall be avoided in the screening study.",
+              "renewable fuels of non-biological origin (RFNBOs) are produced from renewable electricity."]
+    assert absent_from_passages("What cut-off rule does the PEFCR Guidance v6.3 allow?", header, library) == []
+    assert absent_from_passages("What cut-off rule does the PEFCR Guidance v6.4 allow?", header, library) == ["v6.4"]
+    assert absent_from_passages("What cut-off rule does the PEFCR Guidance v6.31 allow?", header,
+                                library) == ["v6.31"]
+    assert absent_from_passages("Which electricity must an RFNBO use?", header, {"RFNBO"}.__contains__) == []
 
 
 def test_author_names_match_the_file_name_words_of_a_passage_header():
