@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lcabot.answering import Answerer
+from lcabot.answering import Answerer, clean_question, resolve_followup
 from lcabot.models import Answer, Hit, Turn
 from lcabot.normalize import match_key
 
@@ -151,6 +151,8 @@ def evaluate_retrieval(rows: Sequence[dict[str, Any]], answerer: Answerer, k: in
         lead = answer.text.split("\n", 1)[0]
         report.lead[row["id"]] = not answer.abstained and bool(facts) and key_fact_share(lead, facts) > 0
         report.quotes_shown += len(answer.citations)
-        report.quotes_failing_gate += shown_gate_failures(answer, row["question"])
+        # judged against the question the answer answered: a follow-up joined to the question it follows
+        report.quotes_failing_gate += shown_gate_failures(
+            answer, resolve_followup(clean_question(row["question"]), history))
         previous[row["id"]] = Turn(row["question"], answer.text)
     return report

@@ -36,7 +36,7 @@ _BOILERPLATE = re.compile(
 _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)|"
                     r"(?:EUR|€)\s*\d", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
-                      r"\bstands? for\b|\bis (?:called|termed)\b|\bfunctional unit (?:is|was)\b|"
+                      r"\bstands? for\b|\bis (?:called|termed)\b|\b(?:functional unit|FU)(?: \(FU\))? (?:is|was)\b|"
                       r"^\s*[A-Z]\d{0,2}\s*:\s|"  # a formula's list of parameters ("A: allocation …")
                       # "The most relevant life cycle stages are the life cycle stages which …" (PEFCR guidance p. 50)
                       r"^(?:the\s+|an?\s+)?(?:[a-z][\w-]*\s+){1,5}(?:is|are)\s+(?:the|those|any)\s+(?:[\w-]+\s+){0,4}"
@@ -102,6 +102,7 @@ class ExtractiveGenerator:
         if not parts:
             order = [int(i) for i in rankings[-1]]
         order = _value_first(order, candidates, frame(parts[0]) if parts else asked, naming | subject)
+        order = _definition_first(order, candidates, frame(parts[0]) if parts else asked)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
@@ -111,6 +112,8 @@ class ExtractiveGenerator:
             e = candidates[i]
             if e.evidence_id in used or e.text in used:
                 continue  # a sentence printed twice (a rule and its template copy) is quoted once
+            if any(e.text in q.text or q.text in e.text for q in quoted if q.doc_id == e.doc_id and not q.reading):
+                continue  # a sentence quoted with the one it refers back to is not quoted again on its own
             table = (e.doc_id, e.page, e.context)
             if e.reading and table in tables:  # a second row of a table: the table's rows are read together
                 rows = _rows_of(e, order, candidates)
@@ -179,8 +182,10 @@ class ExtractiveGenerator:
         # unrelated table row earns nothing
         bonus = np.array([_kind_bonus(e, text, part, asked) for e, text in zip(evidence, texts, strict=True)])
         bonus = bonus * np.minimum(1.0, 2 * overlap)
-        if asked.section:  # the question names the section: its own text is what it asks about
-            bonus += np.array([KIND_BONUS * _in_section(e, asked.section) for e in evidence])
+        if asked.section:  # the question names the section: its own text is what it asks about, and a span
+            # pointing to it ("• Time period and geography of the data (see Sections 7.2.1 and 7.2.2)") is not
+            bonus += np.array([KIND_BONUS * (_in_section(e, asked.section) - _points_to(e, asked.section))
+                               for e in evidence])
         # the question's words in the span's section title ("From supplier to factory" for a question about
         # transport from a supplier to the factory, not the lists of "From factory to final client")
         titled = np.array([sum(weight[t] for t in terms if t in own and term_present(t, e.section or ""))
@@ -237,6 +242,22 @@ def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence]) ->
     return [candidates[i] for i in sorted(same[:MAX_LIST_ITEMS])]
 
 
+def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
+    """For a question asking what a study's functional unit, system boundary or other concept of the ontology is,
+    the best of the first :data:`LEAD_WINDOW` spans that defines it (:data:`_DEFINES`) and names it, under any of its
+    names, leads: "What functional unit did Burchart et al. 2023 use …?" is answered by "the FU is 1 kg of hydrogen
+    at 88 MPa" (p. 5), not by "In Table 6, input and output data are presented per kg of hydrogen", which ranks
+    higher for its passage's rank."""
+    if asked.kind != "definition":
+        return order
+    concepts = {m.name for m in _ONTOLOGY.mentions(normalise(asked.asking))}
+    if not concepts:
+        return order
+    lead = next((i for i in order[:LEAD_WINDOW] if _DEFINES.search(candidates[i].text)
+                 and concepts & {m.name for m in _ONTOLOGY.mentions(normalise(candidates[i].text))}), None)
+    return order if lead is None else [lead, *(i for i in order if i != lead)]
+
+
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
     """The bonus for being what ``part`` (of the question ``asked``) asks for: a value (twice when printed in the
     unit of the quantity asked for), a definition, the study's own words, the scenario named."""
@@ -268,6 +289,12 @@ def _in_section(evidence: Evidence, number: str) -> bool:
     if heading_in_section(evidence.section or "", number):
         return True
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])\s+[A-Z]", evidence.text) is not None
+
+
+def _points_to(evidence: Evidence, number: str) -> bool:
+    """The span refers the reader to section ``number`` ("see Sections 7.2.1 and 7.2.2")."""
+    return re.search(rf"\bsee\s+(?:sections?|clauses?|chapters?)\s+(?:[\w.]+(?:,|\s+and|\s+or)?\s+)*?"
+                     rf"{re.escape(number)}(?![\d.])", evidence.text, re.I) is not None
 
 
 def _concepts_of(question: str) -> tuple[dict[str, set[str]], dict[str, int]]:

@@ -176,7 +176,10 @@ def test_a_section_two_hits_share_is_read_from_its_start_finnveden_2_1(answerer,
     assert not answer.abstained
     finnveden = "finnveden-2022-attributional-lca-debates.pdf"
     assert "The 100 % rule is thus not correct if defined as above." in answer.text
-    assert {(c.source, c.page) for c in answer.citations if "not correct" in c.quote} == {(finnveden, 2)}
+    # one source line per (document, page): the verdict's statement is numbered with p. 2's line
+    verdict = next(line for line in answer.text.splitlines() if "not correct if defined as above" in line)
+    number = int(re.search(r"\[(\d+)\]$", verdict).group(1))
+    assert (answer.citations[number - 1].source, answer.citations[number - 1].page) == (finnveden, 2)
     _assert_citations_verbatim(answer, corpus_index, sources)
 
 
@@ -232,3 +235,49 @@ def test_a_value_the_library_gives_for_another_product_is_not_an_answer_for_this
     coffee = answerer.ask("What is the carbon footprint of sustainable coffee from Vietnam?")
     assert not coffee.abstained
     assert "Sustainable coffee from Vietnam (3.64 kg CO2e kg–1 green)" in coffee.text
+
+
+def test_a_named_papers_functional_unit_leads_the_answer(answerer, corpus_index, sources):
+    """Burchart et al. 2023, 2.1, p. 5: "the FU is 1 kg of hydrogen at 88 MPa", found inside the paper by the question
+    without its title words; Moretti et al. 2020, 2.1, p. 2: "the functional unit (FU) is defined as 1 kg of
+    polypropylene"."""
+    burchart = answerer.ask("What functional unit did Burchart et al. 2023 use for the coal gasification hydrogen LCA?")
+    assert burchart.text.split("\n", 1)[0] == ("“Therefore, for the present analysis, the FU is 1 kg of hydrogen at "
+                                               "88 MPa, which is the pressure at the filling station.” [1]")
+    assert (burchart.citations[0].source, burchart.citations[0].page) == (BURCHART, 5)
+    moretti = answerer.ask("What functional unit does Moretti et al. use for UCO-based polypropylene?")
+    lead = moretti.text.split("\n", 1)[0]
+    assert "the functional unit (FU) is defined as 1 kg of polypropylene" in lead
+    assert (moretti.citations[0].source, moretti.citations[0].page) == ("moretti-2020-uco-polypropylene-lca.pdf", 2)
+    _assert_citations_verbatim(burchart, corpus_index, sources)
+
+
+def test_an_edition_named_by_its_file_name_and_a_value_written_out_are_answered(answerer):
+    """"v6.3" is in the PEFCR guidance's file name only (ec-pefcr-guidance-v6.3.pdf), 7.6 Cut-Off is p. 61; Our
+    World in Data writes "60 kilograms of greenhouse gases (CO2-equivalents)" for beef (p. 1)."""
+    cut_off = answerer.ask("What cut-off rule does the PEFCR Guidance v6.3 allow for excluding processes?")
+    assert not cut_off.abstained
+    assert "1% cut-off for all impact categories" in cut_off.text and cut_off.citations[0].page == 61
+    food = answerer.ask("Per Our World in Data (Ritchie 2020), what are GHG emissions per kg of beef vs peas?")
+    assert not food.abstained
+    assert "60 kilograms of greenhouse gases (CO2-equivalents)" in food.text
+    assert "While peas emits just 1 kilogram per kg." in food.text
+
+
+def test_a_sentence_quoted_with_the_one_before_it_is_not_quoted_again(answerer):
+    """Finnveden et al. 2022, 2.1, p. 2: "Another example where the 100 % rule could be valid …" is quoted with the
+    sentence after it that refers back ("In this case, they have defined …"), once; the verdict "The 100 % rule is
+    thus not correct" is quoted."""
+    answer = answerer.ask("What is the so-called 100% rule in attributional LCA, and do Finnveden et al. think it "
+                          "holds?")
+    assert answer.text.count("Another example where the 100 % rule could be valid") == 1
+    assert "The 100 % rule is thus not correct if defined as above." in answer.text
+
+
+def test_a_named_section_is_answered_from_its_text_not_from_a_pointer_to_it(answerer):
+    """Pathfinder Framework v1, 7.2.1 Time period, p. 33: "Emissions shall be calculated and disclosed on an annual
+    basis" and data "more than five years old" flagged; the 7.1 list item "(see Sections 7.2.1 and 7.2.2)" points
+    to the section and is not its answer."""
+    answer = answerer.ask("What does section 7.2.1 of Pathfinder require about the time period of shared PCF data?")
+    assert "disclosed on an annual basis" in answer.text and "more than five years old" in answer.text
+    assert "(see Sections 7.2.1 and 7.2.2)" not in answer.text
