@@ -23,6 +23,7 @@ from lcabot.support import (
     is_reference_list,
     named_documents,
     named_terms,
+    specific_terms,
     split_compounds,
     support,
     term_present,
@@ -248,11 +249,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     for part in asked.parts:
         terms = [t for t in split_compounds(content_terms(part)) if t not in ("et", "al")]  # "Burchart et al."
         numeric = kind_of(part) == "numeric"
+        quantity = frame(part).quantity
+        names = [n.lower() for n in specific_terms(part) if not any(c.isdigit() for c in n)]
         covered = False
         for text, known in zip(texts, described, strict=True):
             own = [t for t in terms if t not in known] or terms
             if (sum(term_present(t, text) for t in own) >= max(1, len(own) / 2)
-                    and (not numeric or re.search(r"\d", text))):
+                    and (not numeric or re.search(r"\d", text))) or (
+                    # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced
+                    # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
+                    # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without
+                    # CO2 sequestration" (Burchart et al. p. 13)
+                    quantity in VALUE_UNITS and states_quantity(text, quantity)
+                    and any(term_present(n, text) or n in known for n in names)):
                 covered = True
                 break
         if terms and not covered:

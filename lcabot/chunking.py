@@ -27,6 +27,7 @@ class _Piece:
     continues_paragraph: bool = False  # a later slice of a long paragraph: the same paragraph as the slice before
 
 
+_FIGURE_CAPTION = re.compile(r"^\s*(?:figure|fig\.)\s*[A-Z]?\d+[a-z]?\s*[.:–—-]", re.I)
 _FOOTNOTE = re.compile(r"^\d{1,2}\s+[A-Z]")  # "8 From Ecoinvent 3.4, …" below a column is a footnote
 _OPEN_WORD = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|is|are|was|were|be|been|than|per|into|whereas)\s*$",
@@ -97,6 +98,24 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             drafts.append((pending_path, "text", notes[:n]))
             del notes[:n]
 
+    held: list[_Piece] = []  # captions read after the sentence they interrupt
+
+    def add(piece: _Piece) -> None:
+        nonlocal pending
+        size = sum(len(p.text) for p in pending)
+        piece.joined = bool(pending) and continues_sentence(pending[-1].text, piece.text)
+        listed = _continues_list(pending, piece) and size + len(piece.text) <= 2 * TARGET_CHARS
+        if pending and size + len(piece.text) > TARGET_CHARS and not piece.joined and not listed:
+            overlap = _last_sentence(pending)
+            flush()
+            pending = [overlap] if overlap else []
+        pending.append(piece)
+
+    def release() -> None:
+        for caption in held:
+            add(caption)
+        held.clear()
+
     for block in parsed.blocks:
         if block.kind in ("title", "contents"):
             continue
@@ -104,25 +123,25 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
             notes.append(_Piece(block.text, block.page))
             continue
         if block.kind == "heading" or block.section_path != pending_path:
+            release()
             flush()
             flush_notes()
             pending_path = block.section_path
             if block.kind == "heading":
                 continue
         if block.kind == "table":
+            release()
             caption = _take_caption(pending)
             flush()
             drafts.extend((block.section_path, "table", [*caption, p]) for p in _table_pieces(block))
             continue
         for piece in _split_long(block):
-            size = sum(len(p.text) for p in pending)
-            piece.joined = bool(pending) and continues_sentence(pending[-1].text, piece.text)
-            listed = _continues_list(pending, piece) and size + len(piece.text) <= 2 * TARGET_CHARS
-            if pending and size + len(piece.text) > TARGET_CHARS and not piece.joined and not listed:
-                overlap = _last_sentence(pending)
-                flush()
-                pending = [overlap] if overlap else []
-            pending.append(piece)
+            if pending and _FIGURE_CAPTION.match(piece.text) and not ENDS_SENTENCE.search(pending[-1].text.rstrip()):
+                held.append(piece)  # a caption set between a sentence and its continuation (Moretti et al. 2020:
+                continue  # p. 2 ends "… using hydrogen. The", p. 3 opens with Fig. 1's caption, then "triglycerides")
+            add(piece)
+            release()
+    release()
     flush()
     flush_notes()
     header = document_header(parsed.title, parsed.authors, source)

@@ -23,6 +23,8 @@ _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
     r"\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
+    # "The GHG emission factors available in the literature for hydrogen production …" (Burchart et al. p. 12)
+    r"\b(?:available|reported|found|published) in the literature\b|"
     r"^According to (?:\[|[A-Z][\w-]+ (?:et al\.|\(|and))|^[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w-]+)? \(\d{4}\)|"
     # another work's recommendation, which the study may go on to depart from ("According to the FC-Hy Guide, the
     # functional unit should be the MJ … However, … the FU is 1 kg of hydrogen", Burchart et al. 2023, p. 4)

@@ -58,7 +58,7 @@ QUANTITIES = (
                 r"(?:of\s+)?(?:greenhouse gas(?:es)?\s*)?[(‘'\"“]?"
                 r"(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
-     re.compile(r"\d\s*(?:MJ|kWh|GJ|TJ)\b")),
+     re.compile(r"\d\s*(?:MJ|GJ|TJ|[kMGT]?Wh)\b")),
     ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
      re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"

@@ -11,7 +11,7 @@ import numpy as np
 from lcabot.models import Chunk, Hit
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder, SearchIndex
-from lcabot.support import split_compounds, term_present
+from lcabot.support import is_reference_list, split_compounds, term_present
 
 RRF_K = 60  # Cormack, Clarke & Büttcher (2009), "Reciprocal rank fusion outperforms Condorcet …"
 CANDIDATES = 30  # per retriever; re-tuned after the issue-13 parser fixes: 20 / 30 / 40 give dev recall@5 0.83 /
@@ -118,7 +118,9 @@ class HybridRetriever:
         candidates = self._index.chunks(ids)
         named = set(query.named_docs)
         asked = query.holds_asked or (lambda _: False)
-        relevance = [score + TITLE_BONUS * _title_match(terms, chunk) + NAMED_BONUS * (chunk.doc_id in named)
+        # a named paper's reference list names other works: it gets no bonus for the paper's name
+        relevance = [score + TITLE_BONUS * _title_match(terms, chunk)
+                     + NAMED_BONUS * (chunk.doc_id in named and not is_reference_list(chunk.section_path))
                      + ASKED_BONUS * asked(chunk.text) + SECTION_BONUS * in_section(chunk, query.section)
                      for (_, score), chunk in zip(fused, candidates, strict=True)]
         picked = mmr(self._index.vectors(ids), relevance, query.k)

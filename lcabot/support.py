@@ -156,6 +156,10 @@ def _concepts_named(question: str) -> list[Any]:
     return load().mentions(normalise(question))
 
 
+# a unit's symbol is what a value is measured in, not a name ("Mt", "TWh", "MWe")
+_UNIT_SYMBOL = re.compile(r"(?:k|M|G|T)?(?:t|Wh|We|W|J)|kg|MWh|GWh|TWh|ha|km")
+
+
 def specific_terms(question: str) -> list[str]:
     """What pins a question to one thing: its names and acronyms (:func:`named_terms`) and its identifiers (a
     year, ``2021/2279``, ``14067:2018``, a version ``v7.0``). Impact category and indicator names (GWP, GWP100,
@@ -166,6 +170,7 @@ def specific_terms(question: str) -> list[str]:
     named = _concepts_named(question)
     concepts = [m.surface for m in named if " " in m.surface or m.type in MEASURED_TYPES]
     names = [n for n in named_terms(question) if not (re.search(r"\d", n) and re.search(r"[^\W\d_]", n))
+             and not _UNIT_SYMBOL.fullmatch(n)  # "10 Mt of RFNBOs" is printed "10 million tonnes"
              and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", c) for c in [*concepts, *identifiers])]
     return list(dict.fromkeys([*names, *identifiers]))
 

@@ -19,7 +19,7 @@ from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import STOPWORDS, WORD, content_terms, document_words, heading_in_section
-from lcabot.support import document_names, documents_naming, term_present
+from lcabot.support import document_names, documents_naming, specific_terms, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -41,6 +41,9 @@ _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this st
                       # "The most relevant life cycle stages are the life cycle stages which …" (PEFCR guidance p. 50)
                       r"^(?:the\s+|an?\s+)?(?:[a-z][\w-]*\s+){1,5}(?:is|are)\s+(?:the|those|any)\s+(?:[\w-]+\s+){0,4}"
                       r"(?:which|that|where|whose)\b", re.I)
+# a claim reported as others', which the document may go on to reject
+_REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonly |frequently |widely )?"
+                             r"(?:claimed|argued|suggested|assumed|believed|said) that\b", re.I)
 _ONTOLOGY = load_ontology()
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
@@ -83,10 +86,12 @@ class ExtractiveGenerator:
             candidates = [e for e in candidates if e.doc_id in named]
             # the name that chose the document tells nothing among its own sentences: "section 3.2 of the Pathfinder
             # Framework" asks what 3.2 says, not for the sentences that name the Framework
-            naming = frozenset(n.lower() for n in names)
             # the words of its file name and title describe the document: "the first European Hydrogen Bank auction"
             # is which item, "how much support in total" what it is asked
             subject = frozenset(t for e in candidates for t in document_words(e.source, e.title))
+            # so do "et al." and the year of its file name: "Groen et al. 2016" is which paper
+            naming = frozenset({n.lower() for n in names} | {t for t in content_terms(question) if t == "al" or (
+                t.isdigit() and t in subject)})
         else:  # no document named: the documents naming what the question names specifically (RFNBOs, Colombia)
             naming_docs = documents_naming(question, candidates)
             if naming_docs:
@@ -103,6 +108,7 @@ class ExtractiveGenerator:
             order = [int(i) for i in rankings[-1]]
         order = _value_first(order, candidates, frame(parts[0]) if parts else asked, naming | subject)
         order = _definition_first(order, candidates, frame(parts[0]) if parts else asked)
+        order = _claim_not_first(order, candidates)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
@@ -209,6 +215,13 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     # the first of those holding a word of the question's own (not one that only names the document): "How much
     # support in total …" is answered by "The total amount of support comes to EUR 694 521 237", not by the next
     # auction's budget of EUR 1.2 billion, which ranks higher for being about the auction
+    # of those, the ones naming what the question names specifically: "Hydrogen from Shell coal gasification: what
+    # GWP …" is answered by "For the hydrogen produced by Shell technology, … 34.8 kg CO2-eq./kg H2 for non-seq."
+    # (Burchart et al. p. 13), not by the totals of the SCG and UCG study it cites
+    names = [t for t in specific_terms(asked.asking) if not any(c.isdigit() for c in t) and not t.isupper()
+             and t.lower() not in naming]  # names, not acronyms ("EF study")
+    stating = [i for i in stating if any(term_present(n.lower(), f"{candidates[i].context} {candidates[i].text}")
+                                         for n in names)] or stating
     terms = [t for t in content_terms(asked.asking) if t not in naming]
     lead = next((i for i in stating if any(term_present(t, candidates[i].reading or candidates[i].text)
                                            for t in terms)), stating[0])
@@ -240,6 +253,16 @@ def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence]) ->
     same = [i for i in order if candidates[i].reading and candidates[i].doc_id == row.doc_id
             and candidates[i].page == row.page and candidates[i].context == row.context]
     return [candidates[i] for i in sorted(same[:MAX_LIST_ITEMS])]
+
+
+def _claim_not_first(order: list[int], candidates: Sequence[Evidence]) -> list[int]:
+    """A claim the document reports as others' ("It is often claimed that system expansion … should not be used
+    for ALCA", Finnveden et al. 2022, p. 3, which the paper goes on to reject) does not lead the answer: the best of
+    the first :data:`LEAD_WINDOW` spans that is not one does."""
+    if not order or not _REPORTED_CLAIM.search(candidates[order[0]].text):
+        return order
+    lead = next((i for i in order[:LEAD_WINDOW] if not _REPORTED_CLAIM.search(candidates[i].text)), None)
+    return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 
 def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:

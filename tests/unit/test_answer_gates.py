@@ -74,6 +74,8 @@ def test_a_question_names_its_quantity_section_and_scenario_in_the_documents_wor
     assert states_quantity("the values of this indicator were 19.5 kg CO2-eq./kg H2 for seq.", "CO2e")
     assert states_quantity("from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", "CO2e")
     assert not states_quantity("Implementing the hydrogen production process requires CO2 separation.", "CO2e")
+    # a delegated acts' news item gives electricity in TWh (p. 1)
+    assert states_quantity("around 500 TWh of renewable electricity is needed", "energy")
     # Our World in Data writes the unit out (p. 1)
     assert states_quantity("a kilogram of beef emits 60 kilograms of greenhouse gases (CO2-equivalents).", "CO2e")
     assert not states_quantity("measured in kilograms of ‘carbon dioxide equivalents’.", "CO2e")
@@ -153,6 +155,23 @@ def test_a_sentence_continues_across_a_break_until_its_number():
     assert not continues_sentence("default data:", "|Truck|130|")
 
 
+def test_a_figure_caption_between_a_sentence_and_its_continuation_is_read_after_it():
+    """Moretti et al. 2020: p. 2 ends "… using hydrogen. The", p. 3 opens with Fig. 1's caption, then
+    "triglycerides of UCO are converted …"."""
+    from lcabot.chunking import chunk_document
+    from lcabot.pdf import Block, ParsedDocument
+
+    blocks = [Block(2, "text", "During the NEXBTL process, the oil is pre-treated and deoxygenized under high pressure "
+                               "to transportation fuel quality using hydrogen. The"),
+              Block(3, "text", "Fig. 1. Flow diagram of the production of polypropylene from used cooking oil (UCO)."),
+              Block(3, "text", "triglycerides of UCO are converted to saturated straight and branched-chain "
+                               "hydrocarbons.")]
+    parsed = ParsedDocument("UCO-based PP", "Moretti", ["1", "2", "3"], ["", "", ""], blocks)
+    text = " ".join(c.text for c in chunk_document(parsed, "doc", "moretti.pdf"))
+    assert "using hydrogen. The\ntriglycerides of UCO are converted" in text
+    assert text.index("triglycerides") < text.index("Fig. 1. Flow diagram")
+
+
 def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
     from lcabot.support import absent_from_passages
 
@@ -177,6 +196,8 @@ def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
     assert absent_from_passages("What cut-off rule does the PEFCR Guidance v6.31 allow?", header,
                                 library) == ["v6.31"]
     assert absent_from_passages("Which electricity must an RFNBO use?", header, {"RFNBO"}.__contains__) == []
+    # a unit's symbol is no name: "10 Mt of RFNBOs" is printed "10 million tonnes of RFNBOs"
+    assert absent_from_passages("What electricity do 10 Mt of RFNBOs need?", header, {"Mt"}.__contains__) == []
 
 
 def test_author_names_match_the_file_name_words_of_a_passage_header():
@@ -648,3 +669,28 @@ def test_how_a_document_defines_something_asks_for_its_definition():
     assert _DEFINES.search("The most relevant life cycle stages are the life cycle stages which together contribute "
                            "to at least 80% of any of the most relevant impact categories identified.")
     assert not _DEFINES.search("The presented analysis shows that the use of carbon dioxide sequestration …")
+
+
+def test_literature_values_and_reported_claims_are_others_words():
+    from lcabot.gates import reports_other_work
+
+    assert reports_other_work("The GHG emission factors available in the literature for hydrogen production from coal "
+                              "gasification range from 0.1129 through 11.29 kg CO2-eq/kg H2 for SCG")
+    assert not reports_other_work("For the hydrogen produced by Shell technology, in this study, the values of this "
+                                  "indicator were 19.5 kg CO2-eq./kg H2 for seq.")
+
+
+def test_a_value_of_the_thing_a_part_names_answers_that_part():
+    from lcabot.answering import unanswered_parts
+    from lcabot.models import Claim, Evidence
+
+    asked = frame("Hydrogen from Shell coal gasification: what GWP per functional unit with vs without CO2 "
+                  "sequestration, and what is the FU?")
+    shell = ("For the hydrogen produced by Shell technology, in this study, the values of this indicator were 19.5 kg "
+             "CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq.")
+    other = "GHG emissions for SCG and UCG accounted for 416.362 and 547.717 kg CO2-eq, respectively."
+    ledger = [Evidence(f"E{i}", "b", "burchart-2023-hydrogen-coal-gasification-lca.pdf", "Life Cycle Assessment of "
+                       "Hydrogen Production from Coal Gasification", None, 13, "13", t, "c")
+              for i, t in enumerate((shell, other))]
+    assert unanswered_parts(asked, [Claim(f"“{shell}”", ("E0",), shell)], ledger) == [asked.parts[1]]
+    assert unanswered_parts(asked, [Claim(f"“{other}”", ("E1",), other)], ledger) == list(asked.parts)
