@@ -15,7 +15,7 @@ import re
 
 from lcabot.models import Evidence
 from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
-from lcabot.questions import QuestionFrame
+from lcabot.questions import QuestionFrame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 
 GATES = ("instruction", "other_work", "refuted", "fragment", "baseline")
@@ -52,7 +52,10 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     if not evidence.reading and not evidence.context and is_fragment(text):
         return "fragment"  # an item under its lead-in need not be a sentence ("High quality data")
     cites_other = evidence.other_work or reports_other_work(text)
-    if cites_other and (question.about_document or _CITES_OTHER.search(text)):
+    # another work's value is not the answer to a question asking for a value ("… to as high as 18.00 kg CO2-eq/kg
+    # H2 for UCG technologies … [83]", Burchart et al. p. 12, for a question on Shell gasification's GWP)
+    gives_value = bool(question.quantity) and states_quantity(evidence.reading or text, question.quantity)
+    if cites_other and (question.about_document or _CITES_OTHER.search(text) or gives_value):
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"

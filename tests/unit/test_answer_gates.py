@@ -694,3 +694,16 @@ def test_a_value_of_the_thing_a_part_names_answers_that_part():
               for i, t in enumerate((shell, other))]
     assert unanswered_parts(asked, [Claim(f"“{shell}”", ("E0",), shell)], ledger) == [asked.parts[1]]
     assert unanswered_parts(asked, [Claim(f"“{other}”", ("E1",), other)], ledger) == list(asked.parts)
+
+
+def test_another_works_value_is_no_answer_to_a_value_question():
+    from lcabot.gates import failed_gate
+    from lcabot.models import Evidence
+
+    cited = Evidence("E1", "b", "burchart-2023-hydrogen-coal-gasification-lca.pdf", "LCA of hydrogen", None, 12, "12",
+                     "H2 for SCG [40], to as high as 18.00 kg CO2-eq/kg H2 for UCG technologies with seq. and non-seq. "
+                     "[83].", "c")
+    asked = frame("Hydrogen from Shell coal gasification: what GWP per functional unit with vs without CO2 "
+                  "sequestration?")
+    assert failed_gate(cited, asked) == "other_work"
+    assert failed_gate(cited, frame("Which technologies were compared for hydrogen from coal?")) is None
