@@ -144,15 +144,14 @@ class HybridRetriever:
                   semantic: Sequence[tuple[str, float]]) -> list[list[str]]:
         """The rankings to fuse: BM25 and kNN over the library and, when the question names documents, their chunks
         ranked by BM25 and (unless it asks for a value) by kNN for the question without the words of their file
-        names. Every chunk's header
-        holds its paper's file-name and title words, so inside a named paper those words only favour short chunks,
-        and they pull the question's vector towards the paper's abstract. "What functional unit did Burchart et al.
-        2023 use for the coal gasification hydrogen LCA?" also ranks Burchart et al.'s chunks as "What functional
-        unit did use for the LCA?" (pp. 4–5, "the FU is 1 kg of hydrogen at 88 MPa", is kNN rank 2 inside the paper
-        that way, not among its first 20 for the whole question). A value is in a table whose caption names it by
-        the paper's title words (Burchart et al.'s Table 7, "Results of LCA of hydrogen production by Shell
-        gasification …", p. 12), which that kNN would lose. Dev set: recall@5 0.85 → 0.90, the first line states a
-        key fact 0.59 → 0.66."""
+        names. Every chunk's header holds its paper's file-name and title words, so inside a named paper those words
+        only favour short chunks, and they pull the question's vector towards the paper's abstract. "What
+        functional unit did Burchart et al. 2023 use for the coal gasification hydrogen LCA?" also ranks Burchart
+        et al.'s chunks as "What functional unit did use for the LCA?" (pp. 4–5, "the FU is 1 kg of hydrogen at
+        88 MPa", is kNN rank 2 inside the paper that way, not among its first 20 for the whole question). A value
+        is in a table whose caption names it by the paper's title words (Burchart et al.'s Table 7, "Results of
+        LCA of hydrogen production by Shell gasification …", p. 12), which that kNN would lose. Dev set: recall@5
+        0.85 → 0.90, the first line states a key fact 0.59 → 0.66."""
         rankings = [[c for c, _ in lexical], [c for c, _ in semantic]]
         named = [d for d in query.named_docs if query.doc_ids is None or d in query.doc_ids]
         naming = {"et", "al"}

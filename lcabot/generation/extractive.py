@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -261,8 +261,7 @@ def _claim_not_first(order: list[int], candidates: Sequence[Evidence]) -> list[i
     the first :data:`LEAD_WINDOW` spans that is not one does."""
     if not order or not _REPORTED_CLAIM.search(candidates[order[0]].text):
         return order
-    lead = next((i for i in order[:LEAD_WINDOW] if not _REPORTED_CLAIM.search(candidates[i].text)), None)
-    return order if lead is None else [lead, *(i for i in order if i != lead)]
+    return _lead_with(order, lambda i: not _REPORTED_CLAIM.search(candidates[i].text))
 
 
 def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
@@ -276,8 +275,14 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
     concepts = {m.name for m in _ONTOLOGY.mentions(normalise(asked.asking))}
     if not concepts:
         return order
-    lead = next((i for i in order[:LEAD_WINDOW] if _DEFINES.search(candidates[i].text)
-                 and concepts & {m.name for m in _ONTOLOGY.mentions(normalise(candidates[i].text))}), None)
+    return _lead_with(order, lambda i: _DEFINES.search(candidates[i].text) is not None
+                      and bool(concepts & {m.name for m in _ONTOLOGY.mentions(normalise(candidates[i].text))}))
+
+
+def _lead_with(order: list[int], fits: Callable[[int], bool]) -> list[int]:
+    """``order`` with the first of its first :data:`LEAD_WINDOW` that ``fits`` moved to the front (unchanged when
+    none does)."""
+    lead = next((i for i in order[:LEAD_WINDOW] if fits(i)), None)
     return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 
