@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot_handlers import state as bot_state
 from lambdas import runtime
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
@@ -24,6 +25,17 @@ CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pd
 COFFEE_KEY = "library/academic/Nab & Maslin coffee (2020).pdf"
 TABLE_2_QUESTION = ("In Nab & Maslin's Table 2, what are the conventional Brazil emissions for growing, milling "
                     "and exportation in kg CO2e per kg green coffee?")
+
+
+USER_LIMIT, CHANNEL_LIMIT = bot_state.USER_LIMIT, bot_state.CHANNEL_LIMIT  # the deployed limits
+
+
+@pytest.fixture(autouse=True)
+def generous_rate_limits(monkeypatch):
+    """The stack tests ask many questions a minute as one user (more than ten on a fast machine); only the
+    rate-limit test puts the deployed limits back."""
+    monkeypatch.setattr(bot_state, "USER_LIMIT", 1000)
+    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", 1000)
 
 
 def free_port() -> int:

@@ -17,7 +17,7 @@ from lcabot import messages
 from lcabot.devloop import LambdaContext
 from tests import slack_events as ev
 from tests.fixtures import hostile
-from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
+from tests.stack.conftest import CHANNEL_LIMIT, CHIC, COFFEE, COFFEE_KEY, USER_LIMIT
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.slack_server import SlackAPIStub
 
@@ -46,16 +46,6 @@ def slack(stack, monkeypatch_module):
     yield stack
     clear_bot_caches()
     stub.stop()
-
-
-USER_LIMIT, CHANNEL_LIMIT = bot_state.USER_LIMIT, bot_state.CHANNEL_LIMIT
-
-
-@pytest.fixture(autouse=True)
-def generous_rate_limits(monkeypatch):
-    """The tests of this module ask many questions a minute as one user; only the rate-limit test has the limits."""
-    monkeypatch.setattr(bot_state, "USER_LIMIT", 1000)
-    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", 1000)
 
 
 @pytest.fixture(scope="module")
@@ -353,6 +343,7 @@ def test_a_slack_429_is_waited_out_and_the_answer_still_arrives(slack):
 def test_a_user_over_the_rate_limit_is_answered_politely(slack, monkeypatch):
     monkeypatch.setattr(bot_state, "USER_LIMIT", USER_LIMIT)
     monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", CHANNEL_LIMIT)
+    monkeypatch.setattr(bot_state, "RATE_WINDOW_S", 10**9)  # all eleven requests fall in one window
     sent = []
     for _ in range(USER_LIMIT + 1):
         ts = new_ts()
@@ -414,10 +405,10 @@ def test_a_failed_enqueue_deletes_the_placeholder_and_slacks_retry_gets_one_answ
     def throttled(job):
         raise RuntimeError("SQS throttled")
 
-    monkeypatch.setattr(queues, "send", throttled)
-    assert post(event)["statusCode"] == 500  # Slack retries
-    assert replies(slack.slack, CHANNEL, ts) == []  # the placeholder of the failed attempt is gone
-    monkeypatch.undo()
+    with monkeypatch.context() as throttling:
+        throttling.setattr(queues, "send", throttled)
+        assert post(event)["statusCode"] == 500  # Slack retries
+        assert replies(slack.slack, CHANNEL, ts) == []  # the placeholder of the failed attempt is gone
     assert post(event)["statusCode"] == 200
     assert slack.answer() == (1, 0)
     (reply,) = replies(slack.slack, CHANNEL, ts)
