@@ -2,11 +2,11 @@
 (DESIGN.md §11). They run on every claim of either generator, and the offline generator never picks evidence
 that fails one.
 
-A quote fails when it reports another work's result and the question is about one document's own work
-("(DEFRA and BSI, 2011)", "[84]", "previous studies found"); when it is one of the statements its document calls
-wrong; when it is a fragment (it starts mid-sentence or ends on a word no sentence ends with); when it gives a
-baseline value and the question names a scenario or sensitivity case; when it addresses instructions to a reader
-or an AI system. A number with a unit in a claim must occur in its evidence with the same unit.
+A quote fails when it is an entry of a reference list; when it reports another work's result and the question is
+about one document's own work ("(DEFRA and BSI, 2011)", "[84]", "previous studies found"); when it is one of the
+statements its document calls wrong; when it is a fragment (it starts mid-sentence or ends on a word no sentence
+ends with); when it gives a baseline value and the question names a scenario or sensitivity case; when it addresses
+instructions to a reader or an AI system. A number with a unit in a claim must occur in its evidence with the same unit.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from lcabot.models import Evidence
 from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
 from lcabot.questions import QuestionFrame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
+from lcabot.support import is_reference_list
 
-GATES = ("instruction", "other_work", "refuted", "fragment", "baseline")
+GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline")
 _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
@@ -47,6 +48,8 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     text = evidence.text
     if INSTRUCTION.search(text):
         return "instruction"
+    if evidence.section and is_reference_list((evidence.section,)):
+        return "reference"  # an entry of a reference list names another work; it states nothing of its own
     if evidence.refuted:
         return "refuted"
     if not evidence.reading and not evidence.context and is_fragment(text):

@@ -16,6 +16,9 @@ NUMBER_ONLY = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){1,4})\.?$")  # "7.18.10" on a 
 SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")  # "7.6 Cut-off", "7.9CLIMATE"
 _TOC_ENTRY = re.compile(r"(?:\.{3,}|…|\s)\s*\d{1,3}$")
 _ANNEX = re.compile(r"^(annex|appendix)\s+([A-Z0-9]{1,3})\b[\s:.\-–]*(?P<title>.*)$", re.I | re.S)
+# the back matter a paper heads without a number ("REFERENCES", Nab & Maslin 2020, p. 17)
+_BACK_MATTER = re.compile(r"^(?:references|bibliography|literature cited|acknowledge?ments?|"
+                          r"conflicts? of interest|declaration of competing interest)$", re.I)
 
 
 def is_contents(lines: list[str], minimum: int = 3) -> bool:
@@ -38,11 +41,14 @@ def detect_heading(text: str, size: float, bold: bool, body_size: float) -> Head
     """Return a heading when a paragraph looks like a numbered (or annex) heading, else ``None``.
 
     A heading is short (≤ 160 characters, ≤ 3 lines), set in bold or at least 0.9 pt above the body size,
-    and starts with a section number (``7.18.7``) or ``Annex X`` / ``Appendix X``.
+    and starts with a section number (``7.18.7``) or ``Annex X`` / ``Appendix X``. A paragraph that is only a
+    back-matter heading (References, Acknowledgements, Conflict of interest) is one in any style.
     """
     flat = " ".join(text.split())
     if _TOC_ENTRY.search(flat) or (text.count("\n") and text.rsplit("\n", 1)[1].strip().isdigit()):
         return None  # a table-of-contents entry ("7.6 CUT-OFF ..... 61"), not the heading itself
+    if _BACK_MATTER.match(flat):  # a paragraph of its own, whatever its style (a bold face PyMuPDF cannot tell)
+        return Heading(None, flat, 1)
     if len(flat) > 160 or text.count("\n") > 2 or not (bold or size >= body_size + 0.9):
         return None
     m = NUMBER_ONLY.match(flat)
@@ -53,8 +59,7 @@ def detect_heading(text: str, size: float, bold: bool, body_size: float) -> Head
         number = tuple(int(x) for x in m.group(1).split("."))
         title = m.group("title").strip()
         return Heading(number, f"{m.group(1)} {title}", len(number))
-    m = _ANNEX.match(flat)
-    if m and (bold or size >= body_size + 0.9):
+    if _ANNEX.match(flat):
         return Heading(None, flat, 1)
     return None
 

@@ -75,6 +75,8 @@ class Support:
 
 _AUTHOR = re.compile(r"\b([A-Z][a-z]{2,})(?:\s+et al\b|\s*(?:&|and)\s+[A-Z][a-z]{2,}\b|['’]s?\s)")
 MAX_NAMED_DOCUMENTS = 2  # a name that more file names hold ("Hydrogen") names a topic, not a document
+# a document called by its subject: "the coffee study", "the polypropylene paper"
+_SUBJECT_NAME = re.compile(r"\bthe\s+([a-z][a-z-]{2,})\s+(?:study|paper|article|report|LCA)\b", re.I)
 
 
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\b", re.I)
@@ -83,7 +85,8 @@ _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\b", re.I)
 def named_documents(question: str, sources: dict[str, str], titles: dict[str, str] | None = None
                     ) -> tuple[str, ...]:
     """The documents a question names by a name or acronym of its file name ("Burchart et al." →
-    burchart-2023-hydrogen-coal-gasification-lca.pdf, "Pathfinder", "ILCD", "PEFCR"); ``sources`` maps doc id → file
+    burchart-2023-hydrogen-coal-gasification-lca.pdf, "Pathfinder", "ILCD", "PEFCR") or by the subject its file name
+    holds ("the coffee study" → nab-maslin-2020-coffee-carbon-footprint.pdf); ``sources`` maps doc id → file
     name, ``titles`` doc id → title. Empty when the question names none, or when a name is in more than
     :data:`MAX_NAMED_DOCUMENTS` file names. Of the documents one name fits, those whose file names, with the ordinal
     their title names, hold most of the question's words are named ("the Hydrogen Bank pilot auction":
@@ -105,8 +108,9 @@ def document_names(question: str, sources: dict[str, str], titles: dict[str, str
     # unless the concept is a standard or an organisation (PEFCR, Pathfinder Framework)
     concepts = " ".join(m.surface for m in _concepts_named(question) if m.type not in ("standard", "organisation"))
     authors = [m.group(1) for m in _AUTHOR.finditer(question)]  # "Groen et al." also at the start of a sentence
+    subjects = [m.group(1) for m in _SUBJECT_NAME.finditer(question)]  # "the coffee study"
     asked = set(re.findall(r"[^\W\d_]{3,}", question.lower()))
-    for name in dict.fromkeys([*authors, *(n for n in named_terms(question) if n not in concepts)]):
+    for name in dict.fromkeys([*authors, *subjects, *(n for n in named_terms(question) if n not in concepts)]):
         docs = [doc_id for doc_id, held in words.items() if name.lower() in held]
         if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
             held = {d: len(words[d] & asked) for d in docs}  # as written: "bid prices" is not "bids"

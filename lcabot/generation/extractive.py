@@ -82,7 +82,9 @@ class ExtractiveGenerator:
         named = {d for docs in names.values() for d in docs}
         naming: frozenset[str] = frozenset()
         subject: frozenset[str] = frozenset()
-        if any(e.doc_id in named for e in candidates):  # "What functional unit does Burchart et al. use?": theirs
+        if any(e.doc_id in named for e in evidence):  # "What functional unit does Burchart et al. use?": theirs
+            # and only theirs: when none of its spans answers, another document's words do not either (the PEFCR
+            # guidance's use stage rules are no answer to "What system boundary does the coffee study use?")
             candidates = [e for e in candidates if e.doc_id in named]
             # the name that chose the document tells nothing among its own sentences: "section 3.2 of the Pathfinder
             # Framework" asks what 3.2 says, not for the sentences that name the Framework

@@ -252,6 +252,21 @@ def test_a_named_papers_functional_unit_leads_the_answer(answerer, corpus_index,
     _assert_citations_verbatim(burchart, corpus_index, sources)
 
 
+def test_a_study_called_by_its_subject_is_the_one_asked_about(answerer, corpus_index, sources):
+    """"the coffee study" is Nab & Maslin 2020 (its file name holds "coffee"): its functional unit is p. 7's "1 kg of
+    green Arabica coffee beans", not the PEFCR guidance's definition of functional units (p. 44); its reference
+    list (pp. 17-19) names other works and is never quoted."""
+    fu = answerer.ask("What is the functional unit of the coffee study?")
+    assert fu.text.split("\n", 1)[0].startswith("“The functional unit defined for this study was 1 kg of green "
+                                                  "Arabica coffee beans")
+    assert (fu.citations[0].source, fu.citations[0].page) == (COFFEE, 7)
+    assert {c.source for c in fu.citations} == {COFFEE}
+    boundary = answerer.ask("What system boundary does the coffee study use?")
+    assert not [c for c in boundary.citations if c.page >= 17]
+    assert "A science guide to coffee freshness" not in boundary.text
+    _assert_citations_verbatim(fu, corpus_index, sources)
+
+
 def test_an_edition_named_by_its_file_name_and_a_value_written_out_are_answered(answerer):
     """"v6.3" is in the PEFCR guidance's file name only (ec-pefcr-guidance-v6.3.pdf), 7.6 Cut-Off is p. 61; Our
     World in Data writes "60 kilograms of greenhouse gases (CO2-equivalents)" for beef (p. 1)."""

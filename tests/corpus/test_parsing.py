@@ -201,6 +201,17 @@ def test_numbered_headings_the_outline_names_without_number_or_leaves_out():
     assert prioritised.page_start == 15
 
 
+def test_an_unnumbered_references_heading_ends_the_last_section_coffee_p17(coffee):
+    """Nab & Maslin 2020 print "REFERENCES" (p. 17) and "ACKNOWLEDGEMENTS" (p. 16) unnumbered, in a bold face
+    PyMuPDF does not flag; the reference list used to be read as part of "8 CONCLUSIONS"."""
+    paths = {(b.page, b.section_path) for b in coffee.blocks if b.kind == "text"}
+    assert (16, ("8 CONCLUSIONS",)) in paths
+    assert (19, ("REFERENCES",)) in paths
+    assert not {p for p in paths if p[0] >= 18 and p[1] != ("REFERENCES",)}
+    smrke = next(b for b in coffee.blocks if "A science guide to coffee freshness" in b.text)
+    assert (smrke.page, smrke.section_path) == (19, ("REFERENCES",))
+
+
 def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33():
     """"7.2.1 Time period" is set in the body's size and weight, so the parser reads it into the sentence after it."""
     from lcabot.ledger import quotable_units

@@ -32,6 +32,14 @@ def test_another_works_statement_fails_for_a_question_about_this_study():
                        frame("What is the footprint of roasted coffee?")) == "other_work"
 
 
+def test_an_entry_of_a_reference_list_is_never_evidence():
+    entry = Evidence("E0000000001", "d", "doc.pdf", "Doc", "REFERENCES", 19, "19",
+                     "Smrke, S. (2020). A science guide to coffee freshness (2020).", "c")
+    assert failed_gate(entry, frame("What system boundary does the coffee study use?")) == "reference"
+    assert failed_gate(entry, frame("How fresh is coffee?")) == "reference"
+    assert failed_gate(_evidence("Coffee freshness declines after roasting."), frame("How fresh is coffee?")) is None
+
+
 def test_fragments_refuted_statements_and_instructions_fail():
     assert is_fragment("The average carbon footprint of Arabica coffee from both countries was")
     assert is_fragment("is reported both with and without biogenic carbon removals while only")
@@ -262,6 +270,13 @@ def test_a_question_names_its_documents_by_author_or_acronym_not_by_a_concepts_w
     assert named_documents("No PEFCR-specific data: which default distances apply?", sources) == ("p",)
     # "Footprint" is a word of the Circular Footprint Formula, not the coffee paper's name
     assert named_documents("What does the A factor in the Circular Footprint Formula stand for?", sources) == ()
+    # a study called by the subject its file name holds; a subject more file names hold names none of them
+    assert named_documents("What is the functional unit of the coffee study?", sources) == ("c",)
+    assert named_documents("Which allocation does the hydrogen paper use?", sources) == ("b",)
+    sources["j"] = "clean-hydrogen-ju-2023-nrmm-topic.pdf"
+    sources["d"] = "ec-2023-renewable-hydrogen-delegated-acts.pdf"
+    assert named_documents("Which allocation does the hydrogen paper use?", sources) == ()
+    assert named_documents("What does the study say about coffee transport?", sources) == ()
 
 
 def test_of_two_documents_one_name_fits_the_question_names_the_one_its_words_describe():
