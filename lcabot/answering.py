@@ -217,19 +217,25 @@ class Answerer:
 
 # the quantities whose values are printed with a unit, and how the answer names that unit
 VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR"}
+# a question asking for a change of a result, which a relative value answers (not "climate change", "land use change")
+_ASKS_CHANGE = re.compile(r"\bby how much\b|\bhow much (?:higher|lower|more|less)\b|"
+                          r"\b(?:increase|decrease|reduction|reduce)s?\b|(?<!climate )(?<!use )\bchanges?\b", re.I)
 
 
 def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> str:
     """The unit of the value a one-part question asks for, or compares by ("What is the carbon footprint per kg of
     South Tyrolean apples?": kg CO2e) when none of the answer's statements, read with their evidence, gives a value
     in it; else ``""``. Such an answer would quote what the library says about the subject (18,400 ha of orchards)
-    as if it answered: the library does not state the value."""
+    as if it answered: the library does not state the value. A question asking by how much a result changes is
+    also answered in per cent ("by how much does the climate change result increase if the used cooking oil is
+    sourced globally?": "+10 %", Moretti et al. 2020, Table 5, p. 8)."""
     if asked.kind not in ("numeric", "comparison") or len(asked.parts) > 1 or asked.quantity not in VALUE_UNITS:
         return ""
     by_id = {e.evidence_id: e for e in ledger}
     texts = [c.text for c in claims] + [f"{by_id[i].context} {by_id[i].reading or by_id[i].text}"
                                         for c in claims for i in c.evidence_ids if i in by_id]
-    return "" if any(states_quantity(t, asked.quantity) for t in texts) else VALUE_UNITS[asked.quantity]
+    accepted = (asked.quantity, "%") if _ASKS_CHANGE.search(asked.asking) else (asked.quantity,)
+    return "" if any(states_quantity(t, q) for t in texts for q in accepted) else VALUE_UNITS[asked.quantity]
 
 
 def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:

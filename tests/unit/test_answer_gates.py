@@ -611,6 +611,16 @@ def test_a_value_no_statement_gives_in_the_asked_unit_is_not_stated():
                   "compared with fossil fuels?")
     assert rfnbo.kind == "comparison"
     assert unstated_value(rfnbo, claims, [orchards]) == "kg CO2e"
+    # by how much a result changes is answered in per cent too (Moretti et al. 2020, p. 10: 62 % lower, 58 % when
+    # the UCO is imported); asked for the result itself, a share is no value in kg CO2e
+    imported = span("E3", "Moreover, these reductions are almost unaffected when UCO is globally imported (58% and 85% "
+                          "respectively).")
+    said = [Claim(f"“{imported.text}”", ("E3",), imported.text)]
+    change = frame("By how much does the climate change result increase if the used cooking oil is sourced globally?")
+    assert change.quantity == "CO2e"
+    assert unstated_value(change, said, [imported]) == ""
+    assert unstated_value(frame("What is the climate change result if the used cooking oil is sourced globally?"),
+                          said, [imported]) == "kg CO2e"
 
 
 def test_a_later_part_naming_little_of_its_own_is_about_the_part_before_it():
