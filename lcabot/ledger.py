@@ -370,9 +370,16 @@ TEXT_CELL = 40  # characters: a row holding a longer cell is a row of text, not 
 FOLLOWING_OTHER_WORK = 2  # sentences after a citing one that can still report the cited work
 
 
+# a sentence drawing the document's own conclusion from what it cited: "With a drink containing approximately 18 g
+# of green coffee (Starbucks Coffee Company, 2019) … Thus, the carbon footprint found in the LCA is on average 0.28 and
+# 0.06 kg CO2e per espresso beverage …" (Nab & Maslin 2020, p. 12)
+_DRAWS_OWN_CONCLUSION = re.compile(r"^(?:Thus|Hence|Therefore|Consequently),")
+
+
 def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]:
     """Flag the sentences that go on reporting the work cited just before them in the same paragraph: up to
-    :data:`FOLLOWING_OTHER_WORK` of them, until one speaks of the document's own work ("in this study")."""
+    :data:`FOLLOWING_OTHER_WORK` of them, until one speaks of the document's own work ("in this study") or draws
+    its own conclusion ("Thus, …")."""
     out = list(units)
     for i, unit in enumerate(units):
         if unit.reading or not reports_other_work(unit.text):
@@ -380,7 +387,8 @@ def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]
         for j in range(i + 1, min(i + 1 + FOLLOWING_OTHER_WORK, len(units))):
             nxt = units[j]
             new_paragraph = "\n\n" in text[units[j - 1].offset:nxt.offset]
-            if nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text):
+            if (nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text)
+                    or _DRAWS_OWN_CONCLUSION.match(nxt.text)):
                 break
             out[j] = nxt._replace(other_work=True)
     return out

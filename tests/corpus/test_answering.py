@@ -267,6 +267,17 @@ def test_a_study_called_by_its_subject_is_the_one_asked_about(answerer, corpus_i
     _assert_citations_verbatim(fu, corpus_index, sources)
 
 
+def test_a_value_the_study_draws_from_a_cited_figure_is_its_own(answerer):
+    """Nab & Maslin 2020, p. 12: "With a drink containing approximately 18 g of green coffee (Starbucks Coffee
+    Company, 2019) … Thus, the carbon footprint found in the LCA is on average 0.28 and 0.06 kg CO2e per espresso
+    beverage …": the second sentence is the paper's own result, not the cited work's."""
+    answer = answerer.ask("What carbon footprint per espresso does the coffee paper arrive at for conventional and "
+                          "for sustainable coffee?")
+    assert answer.text.split("\n", 1)[0].startswith("“Thus, the carbon footprint found in the LCA is on average 0.28 "
+                                                    "and 0.06 kg CO2e per espresso beverage")
+    assert (answer.citations[0].source, answer.citations[0].page) == (COFFEE, 12)
+
+
 def test_an_edition_named_by_its_file_name_and_a_value_written_out_are_answered(answerer):
     """"v6.3" is in the PEFCR guidance's file name only (ec-pefcr-guidance-v6.3.pdf), 7.6 Cut-Off is p. 61; Our
     World in Data writes "60 kilograms of greenhouse gases (CO2-equivalents)" for beef (p. 1)."""
