@@ -27,6 +27,7 @@ from lcabot.errors import ConfigurationError
 
 console = Console(soft_wrap=True)
 DEFAULT_PORT = 5055
+STOP_WAIT_S = 5  # Ctrl-C waits this long for each poller (a job still running is abandoned; SQS redelivers it)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -102,8 +103,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
                    for p in pollers]  # one per queue: like Lambda, a long ingest never delays an answer
         for thread in threads:
             thread.start()
-        while True:
-            time.sleep(0.5)
+        try:
+            while True:
+                time.sleep(0.5)
+        finally:  # the pollers stop asking the queues before the server they ask goes away
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=STOP_WAIT_S)
     except KeyboardInterrupt:
         console.print("stopped")
         return 0
