@@ -15,7 +15,15 @@ from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
-from lcabot.questions import QuestionFrame, frame, kind_of, names_code, names_parameter, states_quantity
+from lcabot.questions import (
+    QuestionFrame,
+    asks_change,
+    frame,
+    kind_of,
+    names_code,
+    names_parameter,
+    states_quantity,
+)
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 from lcabot.support import (
     Support,
@@ -217,9 +225,6 @@ class Answerer:
 
 # the quantities whose values are printed with a unit, and how the answer names that unit
 VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR"}
-# a question asking for a change of a result, which a relative value answers (not "climate change", "land use change")
-_ASKS_CHANGE = re.compile(r"\bby how much\b|\bhow much (?:higher|lower|more|less)\b|"
-                          r"\b(?:increase|decrease|reduction|reduce)s?\b|(?<!climate )(?<!use )\bchanges?\b", re.I)
 
 
 def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> str:
@@ -234,7 +239,7 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
     by_id = {e.evidence_id: e for e in ledger}
     texts = [c.text for c in claims] + [f"{by_id[i].context} {by_id[i].reading or by_id[i].text}"
                                         for c in claims for i in c.evidence_ids if i in by_id]
-    accepted = (asked.quantity, "%") if _ASKS_CHANGE.search(asked.asking) else (asked.quantity,)
+    accepted = (asked.quantity, "%") if asks_change(asked.asking) else (asked.quantity,)
     return "" if any(states_quantity(t, q) for t in texts for q in accepted) else VALUE_UNITS[asked.quantity]
 
 

@@ -196,6 +196,17 @@ def kind_of(question: str) -> str:
     return "other"
 
 
+# a change of a result, which a relative value answers too; "climate change" and "land use change" are not one
+_CHANGE = re.compile(r"\bby how much\b|\bhow much (?:higher|lower|more|less)\b|"
+                     r"\b(?:increase|decrease|reduction|reduce)s?\b|(?<!climate )(?<!use )\bchanges?\b", re.I)
+
+
+def asks_change(question: str) -> bool:
+    """True when ``question`` asks by how much a result changes ("by how much does the climate change result
+    increase if …"), which a value in per cent answers as well as one in the result's unit."""
+    return _CHANGE.search(question) is not None
+
+
 def quantity_of(question: str) -> str:
     """The name of the quantity a numeric question asks for (first of :data:`QUANTITIES` it names), else ``""``."""
     return next((name for name, asked, _ in QUANTITIES if asked.search(question)), "")
