@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import threading
 import time
@@ -98,6 +99,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
                       f"(or any S3 client: s3://{library}/library/<perspective>/…)\n"
                       f"  ask:        lcabot dev ask \"What cut-off does the PEF method allow?\"\n"
                       "Ctrl-C stops.")
+        # Ctrl-C and SIGTERM stop the stack even when it was started with SIGINT ignored (a background job of a
+        # shell without job control inherits SIG_IGN, and Python then leaves it so)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _interrupt)
         stop = threading.Event()
         threads = [threading.Thread(target=_poll, args=(p, stop), name=p.function_name, daemon=True)
                    for p in pollers]  # one per queue: like Lambda, a long ingest never delays an answer
@@ -115,6 +120,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     finally:
         server.stop()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _poll(poller, stop: threading.Event) -> None:
