@@ -281,12 +281,14 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
 
 
 def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
-    """Whether a passage holds what ``asked`` specifically asks for: a value of the quantity it names, in its unit,
-    the formula parameter it names by symbol, or every code it names ("goal situations C1 and C2"); None when it
-    asks for none of these."""
+    """Whether a passage holds what ``asked`` specifically asks for: a value of the quantity it names, in its unit
+    (or in per cent, for a question asking by how much a result changes), the formula parameter it names by
+    symbol, or every code it names ("goal situations C1 and C2"); None when it asks for none of these."""
     if not asked.quantity and not asked.parameters and not asked.codes:
         return None
-    return lambda text: ((bool(asked.quantity) and states_quantity(text, asked.quantity))
+    # a question asking by how much a result changes is answered in per cent too (see :func:`unstated_value`)
+    accepted = (asked.quantity, "%") if asked.quantity and asks_change(asked.asking) else (asked.quantity,)
+    return lambda text: ((bool(asked.quantity) and any(states_quantity(text, q) for q in accepted))
                          or any(names_parameter(text, s) for s in asked.parameters)
                          or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))
 

@@ -19,7 +19,7 @@ from lcabot.questions import QuestionFrame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 from lcabot.support import is_reference_list
 
-GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline")
+GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline", "edition")
 _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
@@ -64,11 +64,46 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "baseline"
     # what the span is read under decides on its own: an item under "For all suppliers located outside Europe:" is
     # that case's, whatever it adds; so is a row in the panel "(Sustainable, Exportation) …"
+    if other_edition(f"{evidence.context} {evidence.reading or text}", evidence.title or "", question.text):
+        return "edition"
     where = re.match(r"^\(([^()]*)\) ", evidence.reading)
     read_under = (evidence.context, where.group(1) if where else "", f"{evidence.context} {evidence.reading or text}")
     if any(other_scenario(t, question) for t in read_under if t.strip()):
         return "baseline"
     return None
+
+
+# one edition of a series: "the second auction under the European Hydrogen Bank", "first EU-wide renewable hydrogen
+# auction", "the third call"
+_EDITION = re.compile(r"\b(first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th)\s+(?:[\w-]+\s+){0,3}?"
+                      r"(auction|call|round|edition|phase|cohort)s?\b", re.I)
+_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
+
+
+def editions(text: str) -> dict[str, set[str]]:
+    """The editions of a series ``text`` names, by series: ``{"auction": {"second"}}`` for "the second auction under
+    the European Hydrogen Bank"."""
+    named: dict[str, set[str]] = {}
+    for m in _EDITION.finditer(text):
+        ordinal = m.group(1).lower()
+        named.setdefault(m.group(2).lower(), set()).add(_ORDINALS.get(ordinal, ordinal))
+    return named
+
+
+def other_edition(text: str, title: str, question: str) -> bool:
+    """The span is about another edition of the series the question asks about: "In its first auction in 2023 €694
+    million in grants to support six projects" (the second auction's news item, p. 2) for a question on the
+    second auction's winners. A span naming no edition is read under its document's title ("Winners of first EU-wide
+    renewable hydrogen auction …")."""
+    asked = editions(question)
+    if not asked:
+        return False
+    named = editions(text)
+    for series, ordinals in asked.items():
+        printed = named.get(series) or editions(title).get(series)
+        if printed and not printed & ordinals:
+            return True
+    return False
 
 
 # Scenario words and the words of the scenario they stand against (Nab & Maslin: sustainable vs conventional;

@@ -203,6 +203,14 @@ def test_the_first_auction_is_the_item_whose_title_says_first_and_its_total_lead
     assert answer.citations[0].page == 1
 
 
+def test_a_question_on_the_second_auction_is_not_answered_with_the_firsts_grants(answerer):
+    """The second auction's item (7 March 2025) reports 61 bids and recalls "In its first auction in 2023 €694
+    million in grants" (p. 2); neither that sentence nor the pilot auction's item answers for the second auction."""
+    answer = answerer.ask("Which projects won the second European Hydrogen Bank auction, and at what bid prices?")
+    assert {c.source for c in answer.citations} <= {"ec-2025-hydrogen-bank-second-auction-bids.pdf"}
+    assert "694" not in answer.text
+
+
 def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(answerer):
     """Burchart et al. 2023, abstract p. 1: "… can be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg
     CO2-eq …" answers both parts; neither part is reported as not stated ("what is the relative reduction" is about

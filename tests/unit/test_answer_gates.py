@@ -332,6 +332,33 @@ def test_sentences_that_go_on_reporting_a_cited_work_are_other_work():
     assert failed_gate(continued, frame("What GHG emissions per kg H2 do Burchart et al. report?")) == "other_work"
 
 
+def test_a_sentence_presenting_the_documents_own_table_ends_the_run_of_reported_work():
+    """Moretti et al. 2020, p. 8: after "… (Schrijvers, Loubet, and Sonnemann, 2016).", "Table 5 shows the variation
+    …" and the sentence after it are the paper's own."""
+    text = ("This method is the most conservative and it is usually applied for open-loop recycling (Schrijvers, "
+            "Loubet, and Sonnemann, 2016). Table 5 shows the variation of the environmental impact when the 50/50 "
+            "method is applied to UCO. UCO is an oil waste derived from the use of oils and fats in cooking.")
+    units = {u.text[:20]: u for u in quotable_units(_chunk(text, 8))}
+    assert not units["Table 5 shows the va"].other_work
+    assert not units["UCO is an oil waste "].other_work
+
+
+def test_another_edition_of_the_series_asked_about_is_not_evidence():
+    """The second auction's news item (EC, 7 March 2025, p. 2) recalls the first auction's EUR 694 million; the
+    pilot auction's item is titled "Winners of first EU-wide renewable hydrogen auction …"."""
+    q = frame("Which projects won the second European Hydrogen Bank auction, and at what bid prices?")
+    recalled = _evidence("In its first auction in 2023 €694 million in grants to support six projects.")
+    assert failed_gate(recalled, q) == "edition"
+    this = _evidence("The amount of bids in this second auction under the European Hydrogen Bank again shows the "
+                     "attractiveness of the Innovation Fund.")
+    assert failed_gate(this, q) is None
+    pilot = Evidence("E2", "d", "pilot.pdf", "Winners of first EU-wide renewable hydrogen auction sign grant "
+                     "agreements", None, 1, "1", "The total amount of support comes to EUR 694 521 237.", "c")
+    assert failed_gate(pilot, q) == "edition"
+    assert failed_gate(pilot, frame("How much support did the first auction award in total?")) is None
+    assert failed_gate(recalled, frame("How much did the Hydrogen Bank award in grants?")) is None
+
+
 def test_statements_announced_as_potential_misunderstandings_are_not_rules():
     """Finnveden et al. 2022, abstract (p. 1)."""
 
