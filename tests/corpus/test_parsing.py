@@ -177,6 +177,22 @@ def test_a_footnote_at_a_column_foot_does_not_cut_its_sentence_moretti_p8():
             "related to the multifunctionality of hydrotreatment and steam cracking.") in text
 
 
+def test_table_headers_are_clean_text_moretti_tables_5_and_6_p8():
+    """PyMuPDF runs Table 6's header words together ("Increase(%)(negativevaluesstandforadecrease)50/50Method")
+    and reads Table 5's header above its box from the caption sliced at the column edges ("ariation of
+    cradle-to-factory gate i methane. Impact Category")."""
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    tables = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 8]
+    assert len(tables) == 2
+    header_5, header_6 = (t.splitlines()[0] for t in tables)
+    assert header_5 == ("|Impact Category|Increase of impact (%) shifting from UCO|Increase of impact (%) (negative "
+                        "values stand for a decrease) changing from conventional|")
+    assert header_6 == ("|Impact Category|Increase (%) (negative values stand for a decrease) 50/50 Method|Increase "
+                        "(%) (negative values stand for a decrease) 50/50 method|")
+    assert _row(tables[1], "Climate change") == ["Climate change", "17%", "58%"]
+    assert _row(tables[0], "Climate change") == ["Climate change", "10%", "−42%"]
+
+
 def test_table_of_contents_pages_are_page_text_but_not_chunks(pefcr):
     """PEFCR guidance pp. 2–8 list sections and pages ("7.6 CUT-OFF 61"); as chunks they took retrieval places
     from the sections they name (7.4.1 for a question on the most relevant impact categories)."""
