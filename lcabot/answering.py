@@ -192,7 +192,7 @@ class Answerer:
                                 {d: r.title for d, r in documents.items()})
         asked = frame(query)
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
-                                _holds_asked(asked), asked.parameters, asked.section)
+                                _holds_asked(asked), asked.parameters, asked.section, asked.defines)
         return self._retriever.retrieve(query_), facts
 
     def documents(self) -> list[DocumentRecord]:
@@ -286,8 +286,10 @@ def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
     symbol, or every code it names ("goal situations C1 and C2"); None when it asks for none of these."""
     if not asked.quantity and not asked.parameters and not asked.codes:
         return None
-    # a question asking by how much a result changes is answered in per cent too (see :func:`unstated_value`)
-    accepted = (asked.quantity, "%") if asked.quantity and asks_change(asked.asking) else (asked.quantity,)
+    # a one-part question asking by how much a result changes is answered in per cent too (as in
+    # :func:`unstated_value`); a part asking for "the relative reduction" after one asking for the GWP is not
+    changes = asked.quantity and len(asked.parts) == 1 and asks_change(asked.asking)
+    accepted = (asked.quantity, "%") if changes else (asked.quantity,)
     return lambda text: ((bool(asked.quantity) and any(states_quantity(text, q) for q in accepted))
                          or any(names_parameter(text, s) for s in asked.parameters)
                          or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))

@@ -58,7 +58,12 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     # another work's value is not the answer to a question asking for a value ("… to as high as 18.00 kg CO2-eq/kg
     # H2 for UCG technologies … [83]", Burchart et al. p. 12, for a question on Shell gasification's GWP)
     gives_value = bool(question.quantity) and states_quantity(evidence.reading or text, question.quantity)
-    if cites_other and (question.about_document or _CITES_OTHER.search(text) or gives_value):
+    # a question on what the document argues is answered by its discussion, which cites as it goes ("It can be
+    # argued that this will be a greater problem for ALCA than CLCA … [6]", Finnveden et al. 2022, p. 4); a value
+    # it cites is still another work's
+    own_argument = question.asks_view and not _NUMBER_UNIT.search(evidence.reading or text)
+    if cites_other and ((question.about_document and not own_argument) or _CITES_OTHER.search(text)
+                        or gives_value):
         return "other_work"
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
         return "baseline"

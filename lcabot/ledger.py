@@ -373,7 +373,11 @@ FOLLOWING_OTHER_WORK = 2  # sentences after a citing one that can still report t
 # a sentence drawing the document's own conclusion from what it cited: "With a drink containing approximately 18 g
 # of green coffee (Starbucks Coffee Company, 2019) … Thus, the carbon footprint found in the LCA is on average 0.28 and
 # 0.06 kg CO2e per espresso beverage …" (Nab & Maslin 2020, p. 12)
-_DRAWS_OWN_CONCLUSION = re.compile(r"^(?:Thus|Hence|Therefore|Consequently),")
+_DRAWS_OWN_CONCLUSION = re.compile(r"^(?:Thus|Hence|Therefore|Consequently|Overall|In summary|In conclusion|To "
+                                   r"conclude),")
+# the document's own counterpoint to what it cited, giving no value of its own: "It may, however, be the other way
+# around, that this is a larger problem for CLCA." (Finnveden et al. 2022, 2.4, p. 4, after "… decision [6].")
+_OWN_COUNTERPOINT = re.compile(r"^(?:[\w'’]+,?\s+){0,3}however\b(?!.*\d)", re.I)
 # a sentence presenting the document's own table or figure: "Table 5 shows the variation of the environmental impact
 # when the 50/50 method is applied to UCO" (Moretti et al. 2020, p. 8, after a sentence citing Schrijvers et al.)
 _PRESENTS_OWN_EXHIBIT = re.compile(r"^(?:As (?:shown|seen) in |In )?(?:Table|Fig\.|Figure)\s*[A-Z]?\d+[a-z]?\b"
@@ -383,7 +387,8 @@ _PRESENTS_OWN_EXHIBIT = re.compile(r"^(?:As (?:shown|seen) in |In )?(?:Table|Fig
 def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]:
     """Flag the sentences that go on reporting the work cited just before them in the same paragraph: up to
     :data:`FOLLOWING_OTHER_WORK` of them, until one speaks of the document's own work ("in this study") or draws
-    its own conclusion ("Thus, …") or presents its own table or figure ("Table 5 shows …")."""
+    its own conclusion ("Thus, …", "Overall, …"), presents its own table or figure ("Table 5 shows …") or sets
+    its own counterpoint against it, with no value ("It may, however, be the other way around, …")."""
     out = list(units)
     for i, unit in enumerate(units):
         if unit.reading or not reports_other_work(unit.text):
@@ -392,7 +397,8 @@ def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]
             nxt = units[j]
             new_paragraph = "\n\n" in text[units[j - 1].offset:nxt.offset]
             if (nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text)
-                    or _DRAWS_OWN_CONCLUSION.match(nxt.text) or _PRESENTS_OWN_EXHIBIT.match(nxt.text)):
+                    or _DRAWS_OWN_CONCLUSION.match(nxt.text) or _PRESENTS_OWN_EXHIBIT.match(nxt.text)
+                    or _OWN_COUNTERPOINT.match(nxt.text)):
                 break
             out[j] = nxt._replace(other_work=True)
     return out

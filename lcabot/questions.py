@@ -33,6 +33,20 @@ _ABOUT_DOCUMENT = re.compile(
     r"\b(?:et al\.?|the (?:coffee|hydrogen|uco|pp|polypropylene|study|paper|article|authors?)|this (?:study|paper)|"
     r"their|they|[A-Z][a-z]+ (?:&|and) [A-Z][a-z]+|[A-Z][a-z]+'s?\s+\(?\d{4}\)?|\(\d{4}\))", re.I
 )
+# The question asks what a document argues or discusses ("What do Finnveden et al. say about truncation errors …?"),
+# not for a value or a choice of its own study
+_ASKS_VIEW = re.compile(r"\bwhat (?:do|does|did)\b.*\b(?:say|argue|conclude|discuss|suggest|write|claim)\b|"
+                        r"\bhow (?:do|does|did)\b.*\b(?:discuss|view|see|argue)\b|"
+                        r"\b(?:position|view|stance|argument)s? (?:on|about)\b", re.I)
+# The term a definition question asks about: "How does the PEFCR guidance define company-specific data?", "What is
+# meant by 'mandatory process'?", "What does DQR stand for?"
+_DEFINED_TERM = (
+    re.compile(r"\bdefin(?:e[sd]?|ition of)\s+(?:an?\s+|the\s+(?:term\s+|concept\s+)?)?"
+               r"[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*(?:\?|$|\b(?:in|for|as|under|according)\b)", re.I),
+    re.compile(r"^\s*what (?:is|are) (?:meant by )?(?:an? |the )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*"
+               r"(?:\?|$|\b(?:in|for|according|under)\b)", re.I),
+    re.compile(r"\bwhat (?:does|do) (?:the term )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]? (?:mean|stand for)\b", re.I),
+)
 # Words that name a scenario or sensitivity case rather than the baseline
 _SCENARIO = re.compile(
     r"\b(?:with(?:out)? (?:carbon capture|ccs|sequestration|biogenic carbon removal|bcr)|sequestered|"
@@ -100,6 +114,10 @@ class QuestionFrame:
             life cycle modules such as ``A3``), not element formulas (``H2``).
         premise: the statements the question opens with before asking (see :func:`split_premise`), else ``""``;
             kind, parts and quantity are read from the question after it.
+        defines: for a definition question, the term it asks to be defined (``company-specific data``), else
+            ``""``.
+        asks_view: the question asks what a document argues or discusses ("What do Finnveden et al. say about
+            …?"): its discussion, citations and all, is what it says.
     """
 
     text: str
@@ -112,6 +130,8 @@ class QuestionFrame:
     parameters: tuple[str, ...] = ()
     codes: tuple[str, ...] = ()
     premise: str = ""
+    asks_view: bool = False
+    defines: str = ""
 
     @property
     def asking(self) -> str:
@@ -233,4 +253,17 @@ def frame(question: str) -> QuestionFrame:
         parameters=parameters_of(question),
         codes=tuple(dict.fromkeys(_CODE.findall(question))),
         premise=premise,
+        asks_view=_ASKS_VIEW.search(asking) is not None,
+        defines=defined_term(asking) if kind == "definition" else "",
     )
+
+
+def defined_term(question: str) -> str:
+    """The term a definition question asks about ("How does the PEFCR guidance define company-specific data?" →
+    ``company-specific data``), else ``""``; a term of more than five words is no term."""
+    for pattern in _DEFINED_TERM:
+        m = pattern.search(question)
+        if m and 1 <= len(m.group(1).split()) <= 5:
+            return m.group(1).strip()
+    return ""
+

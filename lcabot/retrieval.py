@@ -37,6 +37,7 @@ STOPWORDS = frozenset(
     said tell according want use used using allowed many much we us paper study guidance document must may might shall
     need needs""".split()
 )
+_ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
 
@@ -51,6 +52,7 @@ class RetrievalQuery:
     holds_asked: Callable[[str], bool] | None = None  # true for text holding what the question specifically asks for
     parameters: tuple[str, ...] = ()  # formula parameters the question names by symbol ("A" for "the A parameter")
     section: str = ""  # the section, clause or chapter number the question names ("4", "7.18.12")
+    defines: str = ""  # the term a definition question asks to be defined ("company-specific data")
 
 
 def content_terms(text: str) -> list[str]:
@@ -82,20 +84,20 @@ def lexical_terms(terms: Sequence[str]) -> list[str]:
 class HybridRetriever:
     """Retrieves ``k`` chunks for a question.
 
-    BM25 (FTS5) and exact-cosine kNN each return :data:`CANDIDATES` chunks (inside the documents the question
-    names, also for the question without their names: :meth:`_rankings`); their ranks are fused with RRF
-    (k = 60), plus :data:`TITLE_BONUS` for the question's words in the section title, :data:`NAMED_BONUS` for a
-    chunk of a document the question names, :data:`SECTION_BONUS` for one of the section it names and
-    :data:`ASKED_BONUS` for one holding what it specifically asks for (a value of the quantity, the parameter named
-    by symbol); MMR (λ = 0.6, cosine between chunk vectors) picks ``k`` diverse chunks from the fused list. In
-    ``rag+graph`` the last :data:`GRAPH_SLOTS` of the ``k`` go to the best chunk stating one of the question's graph
-    facts when retrieval did not already pick it (so the graph adds a connected passage, not noise: recall@5 on the
-    dev set is the same with and without it, 0.80, on the multi-hop set it goes 0.4 → 0.5). When BM25's best chunk
-    is not among the ``k``, it is appended as hit ``k + 1``: the passage holding most of the question's own words is
-    always read, however far its vector is from the question's (Burchart et al. 2023, p. 13, states 34.8 kg CO2-eq
-    per kg H2 without sequestration at BM25 rank 1 and kNN rank 24). A hit shorter than :data:`FRAGMENT_CHARS` or a
-    table gets its neighbouring chunks in the same section as context; a hit ending on a list's lead-in, the chunk
-    after it.
+    BM25 (FTS5) and exact-cosine kNN each return :data:`CANDIDATES` chunks (inside the documents the question names,
+    also for the question without their names: :meth:`_rankings`); their ranks are fused with RRF (k = 60), plus
+    :data:`TITLE_BONUS` for the question's words in the section title, :data:`NAMED_BONUS` for a chunk of a document
+    the question names, :data:`SECTION_BONUS` for one of the section it names and :data:`ASKED_BONUS` for one
+    holding what it specifically asks for (a value of the quantity, the parameter named by symbol, a glossary entry
+    of the term it asks to be defined); MMR (λ = 0.6, cosine between chunk vectors) picks ``k`` diverse chunks from
+    the fused list. In ``rag+graph`` the last :data:`GRAPH_SLOTS` of the ``k`` go to the best chunk stating one of
+    the question's graph facts when retrieval did not already pick it (so the graph adds a connected passage, not
+    noise: recall@5 on the dev set is the same with and without it, 0.80, on the multi-hop set it goes 0.4 → 0.5).
+    When BM25's best chunk is not among the ``k``, it is appended as hit ``k + 1``: the passage holding most of the
+    question's own words is always read, however far its vector is from the question's (Burchart et al. 2023, p. 13,
+    states 34.8 kg CO2-eq per kg H2 without sequestration at BM25 rank 1 and kNN rank 24). A hit shorter than
+    :data:`FRAGMENT_CHARS` or a table gets its neighbouring chunks in the same section as context; a hit ending on a
+    list's lead-in, the chunk after it.
     """
 
     def __init__(self, index: SearchIndex, embedder: Embedder) -> None:
@@ -108,6 +110,8 @@ class HybridRetriever:
             return []
         qvec = self._embedder.embed([for_search(query.text)])[0]
         words = lexical_terms(terms) + parameter_terms(query.parameters)
+        if query.defines:  # "How does the guidance define …": "define" asks for a definition, it is not searched for
+            words = [w for w in words if not _ASKING_DEFINITION.fullmatch(w)]
         lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,
                                    perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
@@ -121,7 +125,8 @@ class HybridRetriever:
         # a named paper's reference list names other works: it gets no bonus for the paper's name
         relevance = [score + TITLE_BONUS * _title_match(terms, chunk)
                      + NAMED_BONUS * (chunk.doc_id in named and not is_reference_list(chunk.section_path))
-                     + ASKED_BONUS * asked(chunk.text) + SECTION_BONUS * in_section(chunk, query.section)
+                     + ASKED_BONUS * (asked(chunk.text) or defines_term(chunk.text, query.defines))
+                     + SECTION_BONUS * in_section(chunk, query.section)
                      for (_, score), chunk in zip(fused, candidates, strict=True)]
         picked = mmr(self._index.vectors(ids), relevance, query.k)
         hits = [Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))) for i in picked]
@@ -207,6 +212,12 @@ class HybridRetriever:
             # holds the items
             return [c for c in self._index.neighbours(chunk) if c.ordinal == chunk.ordinal + 1]
         return []
+
+
+def defines_term(text: str, term: str) -> bool:
+    """True when ``text`` holds a glossary entry for ``term``: a line opening with the term and a dash or colon
+    ("Company-specific data – It refers to directly measured or collected data …", PEFCR guidance p. 16)."""
+    return bool(term) and re.search(rf"(?im)^\s*{re.escape(term)}s?\s*(?:\([^()]*\)\s*)?[–—:-]\s", text) is not None
 
 
 def heading_in_section(heading: str, number: str) -> bool:

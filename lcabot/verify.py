@@ -53,7 +53,7 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     lines: list[str] = []
     gates: list[str] = []
     for claim in claims:
-        text = re.sub(r"\s+(?=[.,;:!?](?:\s|$))", "", " ".join(_MARKER.sub(" ", claim.text).split()))
+        text = re.sub(r"\s+(?=[.,;:!?](?:[\s\"”’)]|$))", "", " ".join(_MARKER.sub(" ", claim.text).split()))
         if not claim.evidence_ids or any(i not in by_id for i in claim.evidence_ids):
             continue
         cited = [by_id[i] for i in dict.fromkeys(claim.evidence_ids)]

@@ -211,6 +211,29 @@ def test_a_question_on_the_second_auction_is_not_answered_with_the_firsts_grants
     assert "694" not in answer.text
 
 
+def test_a_glossary_definition_leads_a_definition_question_pefcr_p16(answerer):
+    answer = answerer.ask("How does the PEFCR guidance define company-specific data?")
+    lead = answer.text.split("\n", 1)[0]
+    assert lead.startswith("“Company-specific data – It refers to directly measured or collected data from one or "
+                           "multiple facilities (site-specific data)")
+    assert answer.citations[0].page_label == "16"
+    assert answer.citations[0].section == "4 Terms and definitions"
+
+
+def test_a_papers_argument_is_quoted_from_its_section_without_citation_markers_finnveden_2_4(answerer):
+    """Finnveden et al. 2022 argue in 2.4 (p. 4) with numbered citations; the abstract's list of statements they
+    call misunderstandings ("4) Attributional LCA leads to more truncation errors …") is never the answer."""
+    answer = answerer.ask("What do Finnveden et al. say about truncation errors in attributional versus "
+                          "consequential LCA?")
+    lead = answer.text.split("\n", 1)[0]
+    assert lead.startswith("“When conducting an LCA, it is difficult to include all relevant processes, which can "
+                           "lead to truncation errors.”")
+    assert answer.citations[0].section == "2.4 Truncation and aggregation errors"
+    assert answer.citations[0].page_label == "4"
+    assert "It may, however, be the other way around" in answer.text
+    assert "4) Attributional LCA leads to more truncation errors" not in answer.text
+
+
 def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(answerer):
     """Burchart et al. 2023, abstract p. 1: "… can be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg
     CO2-eq …" answers both parts; neither part is reported as not stated ("what is the relative reduction" is about

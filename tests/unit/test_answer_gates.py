@@ -359,6 +359,35 @@ def test_another_edition_of_the_series_asked_about_is_not_evidence():
     assert failed_gate(recalled, frame("How much did the Hydrogen Bank award in grants?")) is None
 
 
+def test_a_question_on_what_a_paper_argues_is_answered_by_its_discussion_citations_and_all():
+    """Finnveden et al. 2022, 2.4 (p. 4) argues with numbered citations; a value it cites stays another work's."""
+    q = frame("What do Finnveden et al. say about truncation errors in attributional versus consequential LCA?")
+    assert q.asks_view and q.about_document
+    argued = _evidence("It can be argued that this will be a greater problem for ALCA than CLCA since the latter, in "
+                       "theory, only needs to include processes that are changing due to the decision [6].")
+    assert failed_gate(argued, q) is None
+    cited_value = _evidence("Truncation errors of 20% were reported for process-based LCA [25].")
+    assert failed_gate(cited_value, q) == "other_work"
+    assert failed_gate(argued, frame("Which truncation errors do Finnveden et al. find?")) == "other_work"
+    assert not COFFEE_FU.asks_view
+
+
+def test_a_definition_question_names_the_term_a_glossary_entry_defines():
+    from lcabot.questions import defined_term
+    from lcabot.retrieval import defines_term
+
+    assert frame("How does the PEFCR guidance define company-specific data?").defines == "company-specific data"
+    assert defined_term("What is the definition of a comparative assertion?") == "comparative assertion"
+    assert defined_term("What does DQR stand for?") == "DQR"
+    assert defined_term("What is meant by 'mandatory process' in the PEFCR guidance?") == "mandatory process"
+    assert frame("What is the cut-off threshold in the PEF method?").defines == ""  # a numeric question
+    entry = ("Commissioner of the EF study - Organisation that finances the EF study.\n\nCompany-specific data – It "
+             "refers to directly measured or collected data from one or multiple\nfacilities (site-specific data)")
+    assert defines_term(entry, "company-specific data")
+    assert not defines_term("The list of mandatory company-specific data refers to the activity data …",
+                            "company-specific data")
+
+
 def test_statements_announced_as_potential_misunderstandings_are_not_rules():
     """Finnveden et al. 2022, abstract (p. 1)."""
 
