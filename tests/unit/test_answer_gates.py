@@ -147,6 +147,28 @@ def test_table_rows_read_with_headers_and_units():
                        lci) == "Coal transport (rail): INPUT Amount 100 km | Slag (OUTPUT): Amount 2.32 kg"
 
 
+def test_a_header_row_without_a_label_and_rows_read_as_one_are_read_right_moretti_table_5():
+    """Moretti et al. 2020, Table 5 (p. 8) as PyMuPDF prints it: the second header row has an empty first cell, and
+    three impact categories share one row, one line each."""
+    table = ["Table 5", "", "Variation of cradle-to-factory gate impact assessment results.", "",
+             "|Impact Category|Increase of impact (%) shifting from UCO|Increase of impact (%) changing from "
+             "conventional|", "|---|---|---|",
+             "||locally sourced to sourced globally|LPG in the baseline to the renewable propane and methane scenario|",
+             "|Climate change|10%|−42%|",
+             "|Ozone depletion<br>Human toxicity, non-cancer efects<br>Human toxicity, cancer efects|11%<br>22%<br>7%|"
+             "−86%<br>−44%<br>2%|"]
+    readings = [u.reading for u in quotable_units(_table_chunk("\n".join(table))) if u.reading]
+    assert readings[0] == ("Climate change: Increase of impact (%) shifting from UCO locally sourced to sourced "
+                           "globally 10%; Increase of impact (%) changing from conventional LPG in the baseline to the "
+                           "renewable propane and methane scenario −42%")
+    assert len(readings) == 2
+    merged = readings[1].split(" · ")
+    assert [r.split(":")[0] for r in merged] == ["Ozone depletion", "Human toxicity, non-cancer efects",
+                                                 "Human toxicity, cancer efects"]
+    assert "sourced globally 11%;" in merged[0] and merged[0].endswith("scenario −86%")
+    assert "sourced globally 7%;" in merged[2] and merged[2].endswith("scenario 2%")
+
+
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
     vocabulary = Counter({"company-specific": 3, "environment": 5})
     assert join_lines(["the envi-", "ronment of"], vocabulary) == "the environment of"
