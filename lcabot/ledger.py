@@ -14,6 +14,9 @@ from lcabot.normalize import LIST_ITEM, PLACEHOLDER_CELL, collapse, split_senten
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
+# a short list item stating a value under its label is quotable on its own ("• Budget: €195,000,000", "• Deadline:
+# April 18, 2023", Clean Hydrogen JU topic HORIZON-JTI-CLEANH2-2023-03-01, p. 1)
+_LABELLED_VALUE = re.compile(r"^\s*(?:[•●▪\uf0b7]|[-–])\s+[^\W\d_][^:]{1,40}:\s*\S*\d")
 # A numbered heading run into the text that follows it, the parser not having set it apart (Pathfinder Framework
 # p. 33: "7.2 Details on the required data elements 7.2.1 Time period Emissions shall be calculated …")
 _INLINE_HEADING = re.compile(
@@ -148,7 +151,7 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
                 context = ""
                 if offset == 0 or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
                     lead_in = ""
-            if len(text) >= _MIN_CHARS and not is_name_run(text):
+            if (len(text) >= _MIN_CHARS or _LABELLED_VALUE.match(text)) and not is_name_run(text):
                 units.append(QuotableUnit(offset, text, context, last_page, heading=heading))
             continue
         cells = _cells(text)
@@ -227,7 +230,7 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
         elif carry is not None:
             out.append((carry[0], carry[1], page))
         carry = None
-        short = len(piece) < _MIN_CHARS and not piece.startswith("|")
+        short = len(piece) < _MIN_CHARS and not piece.startswith("|") and not _LABELLED_VALUE.match(piece)
         if short and piece.endswith(":") and out and not out[-1][1].startswith("|") \
                 and "\n\n" not in text[out[-1][0]:offset] and not LIST_ITEM.match(out[-1][1]):
             previous = out.pop()

@@ -17,7 +17,7 @@ _NUMERIC = re.compile(
     r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
     r"default (?:split|value|transport)|distances?|shares?|results?)\b|"
-    r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b",
+    r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"

@@ -169,6 +169,18 @@ def test_a_header_row_without_a_label_and_rows_read_as_one_are_read_right_morett
     assert "sourced globally 7%;" in merged[2] and merged[2].endswith("scenario 2%")
 
 
+def test_a_short_list_item_stating_a_labelled_value_is_quoted_alone():
+    """Clean Hydrogen JU topic HORIZON-JTI-CLEANH2-2023-03-01, p. 1: the whole call's budget and the topic's grant
+    are two items; joined, the call's EUR 195 million read as the topic's."""
+    text = ("Basic Information\n\n•  Deadline: April 18, 2023\n•  Deadline Model: single-stage\n"
+            "•  Budget: €195,000,000\n•  Min Grant Amount: €4,000,000\n•  Expected Number of Grants: 1")
+    units = [u.text for u in quotable_units(_chunk(text, 1))]
+    assert units == ["• Deadline: April 18, 2023", "• Deadline Model: single-stage", "• Budget: €195,000,000",
+                     "• Min Grant Amount: €4,000,000", "• Expected Number of Grants: 1"]
+    assert frame("What is the grant amount of the NRMM topic?").kind == "numeric"
+    assert frame("What is the grant amount of the NRMM topic?").quantity == "money"
+
+
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
     vocabulary = Counter({"company-specific": 3, "environment": 5})
     assert join_lines(["the envi-", "ronment of"], vocabulary) == "the environment of"
