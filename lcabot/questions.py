@@ -70,7 +70,10 @@ QUANTITIES = (
      # "34.8 kg CO2-eq", "60 kilograms of greenhouse gases (CO2-equivalents)" (OWID p. 1)
      re.compile(r"(?:\b(?:k?g|t|Mt|Gt)|\d\s*(?:kilo)?grams?|\d\s*(?:(?:thousand|million|billion)\s+)?tonnes?)\s*"
                 r"(?:of\s+)?(?:greenhouse gas(?:es)?\s*)?[(‘'\"“]?"
-                r"(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)", re.I)),
+                r"(?:CO2|CO₂|carbon dioxide)[\s-]*\(?(?:e\b|eq|equivalent)|"
+                # a characterisation factor, in kg CO2 eq per kg of the gas: "for fossil methane a GWP of 36.75 shall
+                # be used", "Methane (fossil) Air emission: GWP100 36.75" (PEFCR guidance, Table 13)
+                r"\bGWP(?:\s?(?:100|20)a?)?(?:\s+of)?\s+(?!(?:19|20)\d\d\b)[-−]?\d+(?:[.,]\d+)?(?!\w)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|GJ|TJ|[kMGT]?Wh)\b")),
     ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),

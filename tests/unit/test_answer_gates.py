@@ -181,6 +181,16 @@ def test_a_short_list_item_stating_a_labelled_value_is_quoted_alone():
     assert frame("What is the grant amount of the NRMM topic?").quantity == "money"
 
 
+def test_a_gwp_characterisation_factor_is_a_value_in_co2_equivalents():
+    """PEFCR guidance v6.3: "This means that for fossil methane a GWP of 36.75 shall be used" and Table 13's
+    "GWP100 36.75" answer a question on the GWP100 of fossil methane; the name "(GWP100)" and a year do not."""
+    assert states_quantity("This means that for fossil methane a GWP of 36.75 shall be used.", "CO2e")
+    assert states_quantity("Methane (fossil) Air emission: GWP100 36.75", "CO2e")
+    assert not states_quantity("Radiative forcing as Global Warming Potential (GWP100)", "CO2e")
+    assert not states_quantity("Greenhouse gases (GWP 100a): see Table 7", "CO2e")
+    assert not states_quantity("the GWP100 of 2023 projects", "CO2e")
+
+
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
     vocabulary = Counter({"company-specific": 3, "environment": 5})
     assert join_lines(["the envi-", "ronment of"], vocabulary) == "the environment of"
