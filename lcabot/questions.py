@@ -13,7 +13,7 @@ MAX_PARTS = 4  # parts of a multi-part question answered one by one
 IMPLIED_TERMS = 2  # a later part naming no more content words than this is about what the part before it names
 
 _NUMERIC = re.compile(
-    r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:value|share|percentage|proportion|amount|number|"
+    r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:values?|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
     r"default (?:split|value|transport)|distances?|shares?|results?)\b|"

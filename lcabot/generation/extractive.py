@@ -212,7 +212,7 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
         return order  # "the difference between situations C1 and C2" asks for no value
     def states(e: Evidence) -> bool:
-        return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e)
+        return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e, asked)
     stating = [i for i in order[:LEAD_WINDOW] if states(candidates[i])]
     if not stating:
         return order
@@ -232,9 +232,13 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     return [lead, *(i for i in order if i != lead)]
 
 
-def _states_value(evidence: Evidence) -> bool:
-    """A table row, or prose printing a number with a unit."""
-    return bool(evidence.reading or _VALUE.search(evidence.text))
+def _states_value(evidence: Evidence, asked: QuestionFrame | None = None) -> bool:
+    """A table row, prose printing a number with a unit, or a value of a parameter the question names by symbol
+    ("In PEF studies the A factor values shall be in the range 0.2 ≤ A ≤ 0.8", PEFCR guidance p. 114)."""
+    if evidence.reading or _VALUE.search(evidence.text):
+        return True
+    return asked is not None and any(re.search(rf"(?<![\w.]){re.escape(p)}\s*[=≤<≥>]\s*\d|\d\s*[=≤<≥>]\s*"
+                                               rf"{re.escape(p)}(?![\w.])", evidence.text) for p in asked.parameters)
 
 
 def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -> list[Evidence]:
@@ -292,19 +296,29 @@ def _lead_with(order: list[int], fits: Callable[[int], bool]) -> list[int]:
 
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
     """The bonus for being what ``part`` (of the question ``asked``) asks for: a value (twice when printed in the
-    unit of the quantity asked for), a definition, the study's own words, the scenario named."""
+    unit of the quantity asked for), a definition (or of a code the question names), the study's own words, the
+    scenario named."""
     bonus = 0.0
     shown = evidence.reading or evidence.text
     if part.kind in ("numeric", "comparison"):
         if part.quantity and states_quantity(shown, part.quantity):
             bonus += 2 * KIND_BONUS
-        elif _states_value(evidence):
+        elif _states_value(evidence, asked):
             bonus += KIND_BONUS
     if part.kind == "definition" and _DEFINES.search(evidence.text):
         bonus += KIND_BONUS
+    elif asked.codes and any(_defines_code(evidence.text, c) for c in asked.codes):
+        bonus += KIND_BONUS  # "o Situation C1 "Accounting including external benefits": Includes existing …"
     if asked.about_document and OWN_STUDY.search(evidence.text):
         bonus += KIND_BONUS / 2
     return bonus + KIND_BONUS * scenario_share(text, asked)
+
+
+def _defines_code(text: str, code: str) -> bool:
+    """The span sets out what ``code`` is: the code, a short name, then a colon and its description ("Situation C1
+    "Accounting including external benefits": Includes existing benefits outside the analysed system", JRC ILCD
+    compliance rules, p. 7), not a mention of it in a list of data sets ("ILCD-compliance - Situation C1 - …")."""
+    return re.search(rf"(?<![\w.\-/]){re.escape(code)}(?![\w.\-/])[^.:;\n]{{0,60}}:\s+[A-Z]", text) is not None
 
 
 def _word_pairs(question: str) -> list[str]:

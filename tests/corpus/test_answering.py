@@ -234,6 +234,28 @@ def test_a_papers_argument_is_quoted_from_its_section_without_citation_markers_f
     assert "4) Attributional LCA leads to more truncation errors" not in answer.text
 
 
+def test_a_comparison_of_two_codes_quotes_what_each_code_is_ilcd_p7(answerer):
+    """JRC ILCD compliance rules p. 7 set out both subtypes of Situation C under one lead-in; p. 9's table of
+    compliance data sets only names them."""
+    answer = answerer.ask("In the ILCD Data Network compliance rules, what is the difference between goal Situation "
+                          "C1 and Situation C2?")
+    assert ('Situation C1 "Accounting including external benefits": Includes existing benefits outside the analysed '
+            'system') in answer.text
+    assert 'Situation C2 "Accounting excluding external benefits": Does not include existing benefits' in answer.text
+    assert "7" in {c.page_label for c in answer.citations}
+
+
+def test_the_range_of_a_parameter_named_by_symbol_answers_what_values_it_takes_pefcr_p114(answerer):
+    """PEFCR guidance 7.18.3 (p. 114): "… the A factor values shall be in the range 0.2 ≤ A ≤ 0.8 …" and the
+    procedure ending "the A value shall be set equal to 0.5"; neither part is reported as not stated."""
+    answer = answerer.ask("What values can the A factor in the Circular Footprint Formula take under the PEFCR "
+                          "Guidance, and what value applies when no specific A value is available?")
+    assert "In PEF studies the A factor values shall be in the range 0.2 ≤ A ≤ 0.8" in answer.text
+    assert "If a material specific A value is not available, the A value shall be set equal to 0.5" in answer.text
+    assert "114" in {c.page_label for c in answer.citations}
+    assert not [n for n in answer.notes if "do not state" in n]
+
+
 def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(answerer):
     """Burchart et al. 2023, abstract p. 1: "… can be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg
     CO2-eq …" answers both parts; neither part is reported as not stated ("what is the relative reduction" is about
