@@ -208,7 +208,9 @@ def kind_of(question: str) -> str:
         return "definition"
     if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
         return "procedure"
-    if re.search(r"\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b", question, re.I):
+    # "what functional unit …" asks for one; "the GHG emissions per functional unit" for a value
+    if re.search(r"(?<!per )(?<!per the )\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b",
+                 question, re.I):
         return "definition"
     if _NUMERIC.search(question):
         return "numeric"

@@ -70,6 +70,18 @@ def document_words(source: str, title: str | None) -> set[str]:
     return set(split_compounds(content_terms(f"{source.rsplit('.', 1)[0].replace('-', ' ')} {title or ''}")))
 
 
+def acronyms_of_concepts(question: str) -> list[str]:
+    """The acronyms (lower case) of the ontology concepts ``question`` names in full, which documents print after
+    defining them once: "functional unit" → ``fu`` (Burchart et al. 2023, p. 4: "… the FU is 1 kg of hydrogen at
+    88 MPa"), "attributional LCA" → ``alca``."""
+    from lcabot.graph.ontology import load, normalise  # imported here: the graph package imports this module
+
+    ontology = load()
+    named = {m.name for m in ontology.mentions(normalise(question)) if " " in m.surface}  # in full, not by acronym
+    return list(dict.fromkeys(key.lower() for key, (name, _) in ontology.aliases.items()
+                              if name in named and 2 <= len(key) <= 6 and key.isupper() and key.isalpha()))
+
+
 def lexical_terms(terms: Sequence[str]) -> list[str]:
     """BM25 terms: each content term, and the letters of a term that runs letters into digits ("gwp100" also
     searches "gwp", which documents print as "GWP 100a")."""
@@ -109,7 +121,7 @@ class HybridRetriever:
         if not terms:
             return []
         qvec = self._embedder.embed([for_search(query.text)])[0]
-        words = lexical_terms(terms) + parameter_terms(query.parameters)
+        words = lexical_terms(terms) + parameter_terms(query.parameters) + acronyms_of_concepts(query.text)
         if query.defines:  # "How does the guidance define …": "define" asks for a definition, it is not searched for
             words = [w for w in words if not _ASKING_DEFINITION.fullmatch(w)]
         lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,

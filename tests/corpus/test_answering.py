@@ -256,6 +256,14 @@ def test_the_range_of_a_parameter_named_by_symbol_answers_what_values_it_takes_p
     assert not [n for n in answer.notes if "do not state" in n]
 
 
+def test_emissions_per_functional_unit_are_a_value_question_burchart_p1(answerer):
+    answer = answerer.ask("In Burchart et al. 2023, what are the GHG emissions per functional unit for hydrogen from "
+                          "coal gasification with and without CO2 sequestration?")
+    lead = answer.text.split("\n", 1)[0]
+    assert "reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg CO2-eq" in lead
+    assert answer.citations[0].source == BURCHART and answer.citations[0].page == 1
+
+
 def test_a_two_part_value_question_leads_with_the_sentence_giving_both_values(answerer):
     """Burchart et al. 2023, abstract p. 1: "… can be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg
     CO2-eq …" answers both parts; neither part is reported as not stated ("what is the relative reduction" is about

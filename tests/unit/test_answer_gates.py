@@ -191,6 +191,19 @@ def test_a_gwp_characterisation_factor_is_a_value_in_co2_equivalents():
     assert not states_quantity("the GWP100 of 2023 projects", "CO2e")
 
 
+def test_a_value_per_functional_unit_is_asked_for_and_a_concepts_acronym_is_searched():
+    """Burchart et al. 2023 print "per FU" and "the FU is 1 kg of hydrogen at 88 MPa" (p. 5) after defining it."""
+    from lcabot.retrieval import acronyms_of_concepts
+
+    q = frame("In Burchart et al. 2023, what are the GHG emissions per functional unit for hydrogen from coal "
+              "gasification with and without CO2 sequestration?")
+    assert (q.kind, q.quantity) == ("numeric", "CO2e")
+    assert frame("What functional unit did Burchart et al. use?").kind == "definition"
+    assert acronyms_of_concepts("What functional unit was used in the LCA of hydrogen?") == ["fu"]
+    assert acronyms_of_concepts("How do attributional LCA and consequential LCA differ?") == ["alca", "clca"]
+    assert acronyms_of_concepts("What is the FU of the coffee study?") == []
+
+
 def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
     vocabulary = Counter({"company-specific": 3, "environment": 5})
     assert join_lines(["the envi-", "ronment of"], vocabulary) == "the environment of"
