@@ -207,10 +207,15 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
 
 # A sentence that names its subject only by a pronoun: it is quoted with the sentence before it, which names it
 _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|these|those|It|They|Its|Their|These|"
-                          r"Those|Such)\b"
+                          r"Those|Such|This(?!\s+(?:study|paper|article|work|report|guidance|document|section|chapter|"
+                          r"annex|table|figure|framework|standard)\b))\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
                           r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b)")
 # (an impersonal "it": "It is important to note …", "From these results, it can be concluded …")
+# a sentence drawing its point from the one before it ("… sold in mass units. Therefore, for the present analysis,
+# the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
+# document's own conclusion answers on its own
+_FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s")
 MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at most this long
 
 
@@ -237,8 +242,9 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
             out.append((previous[0], f"{previous[1]} {piece}", page))
         elif short and not piece.endswith(":"):
             carry = (offset, piece)
-        elif (_REFERS_BACK.match(piece) and out and not out[-1][1].startswith("|") and not LIST_ITEM.match(piece)
-              and "\n\n" not in text[out[-1][0]:offset] and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS):
+        elif ((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece)) and out and not out[-1][1].startswith("|")
+              and not LIST_ITEM.match(piece) and "\n\n" not in text[out[-1][0]:offset]
+              and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS):
             previous = out.pop()  # "Transport is a small contributor to emissions." + "For most food products, it …"
             out.append((previous[0], f"{previous[1]} {piece}", page))
         else:

@@ -37,7 +37,8 @@ STOPWORDS = frozenset(
     said tell according want use used using allowed many much we us paper study guidance document must may might shall
     need needs""".split()
 )
-_ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
+# the words a definition question asks with ("How does the guidance define …"): not what it asks about
+ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
 
@@ -123,7 +124,7 @@ class HybridRetriever:
         qvec = self._embedder.embed([for_search(query.text)])[0]
         words = lexical_terms(terms) + parameter_terms(query.parameters) + acronyms_of_concepts(query.text)
         if query.defines:  # "How does the guidance define …": "define" asks for a definition, it is not searched for
-            words = [w for w in words if not _ASKING_DEFINITION.fullmatch(w)]
+            words = [w for w in words if not ASKING_DEFINITION.fullmatch(w)]
         lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,
                                    perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)

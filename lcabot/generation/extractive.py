@@ -18,7 +18,15 @@ from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
 from lcabot.report.units import OWN_STUDY
-from lcabot.retrieval import STOPWORDS, WORD, content_terms, document_words, heading_in_section
+from lcabot.retrieval import (
+    ASKING_DEFINITION,
+    STOPWORDS,
+    WORD,
+    content_terms,
+    defines_term,
+    document_words,
+    heading_in_section,
+)
 from lcabot.support import document_names, documents_naming, specific_terms, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
@@ -159,7 +167,8 @@ class ExtractiveGenerator:
         texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
-        terms = [t for t in content_terms(question) if t not in naming]
+        terms = [t for t in content_terms(question) if t not in naming
+                 and not (asked.defines and ASKING_DEFINITION.fullmatch(t))]
         # a term of a concept the question names is present where the concept is, under any of its names
         # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2")
         concepts, concept_words = _concepts_of(question)
@@ -275,11 +284,15 @@ def _claim_not_first(order: list[int], candidates: Sequence[Evidence]) -> list[i
 def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame) -> list[int]:
     """For a question asking what a study's functional unit, system boundary or other concept of the ontology is,
     the best of the first :data:`LEAD_WINDOW` spans that defines it (:data:`_DEFINES`) and names it, under any of its
-    names, leads: "What functional unit did Burchart et al. 2023 use …?" is answered by "the FU is 1 kg of hydrogen
-    at 88 MPa" (p. 5), not by "In Table 6, input and output data are presented per kg of hydrogen", which ranks
-    higher for its passage's rank."""
+    names, leads (a glossary entry for the term asked about leads, wherever it ranks): "What functional unit did
+    Burchart et al. 2023 use …?" is answered by "the FU is 1 kg of hydrogen at 88 MPa" (p. 5), not by "In Table 6,
+    input and output data are presented per kg of hydrogen", which ranks higher for its passage's rank."""
     if asked.kind != "definition":
         return order
+    glossary = next((i for i in order if defines_term(candidates[i].text, asked.defines)), None)
+    if glossary is not None:  # the document's own entry for the term asked about ("Company-specific data – It
+        # refers to …", PEFCR guidance p. 16), wherever it ranks: a sentence using the term is no definition of it
+        return [glossary, *(i for i in order if i != glossary)]
     concepts = {m.name for m in _ONTOLOGY.mentions(normalise(asked.asking))}
     if not concepts:
         return order

@@ -798,6 +798,25 @@ def test_a_sentence_naming_its_subject_by_a_pronoun_is_quoted_with_the_one_befor
         "From these results, it can be concluded that transport matters little for the footprint of most foods."]
 
 
+def test_a_sentence_naming_its_subject_as_this_or_drawing_from_the_one_before_is_joined_to_it():
+    """PEFCR guidance p. 95 ("This utilisation ratio …", "Therefore, …"), Burchart et al. 2023, pp. 4-5 ("However,
+    …", "Therefore, …" after the FC-Hy Guide's recommendation, with its citation)."""
+    from lcabot.ledger import quotable_units
+
+    pefcr = ("● If the load is mass limited: a default utilisation ratio of 64% shall be used. This utilisation ratio "
+             "includes empty return trips. Therefore, empty returns shall not be modelled separately.\n\n"
+             "This section describes the transport of goods.")
+    assert [u.text for u in quotable_units(_chunk(pefcr, 95))] == [
+        "● If the load is mass limited: a default utilisation ratio of 64% shall be used. This utilisation ratio "
+        "includes empty return trips. Therefore, empty returns shall not be modelled separately.",
+        "This section describes the transport of goods."]  # a new paragraph, and "this section" names its subject
+    burchart = ("According to the FC-Hy Guide, the functional unit should be the MJ of energy contained in hydrogen. "
+                "However, as shown by technological and settlement solutions at hydrogen refueling stations [47,48] "
+                "this fuel is sold in mass units. Therefore, for the present analysis, the FU is 1 kg of hydrogen at "
+                "88 MPa, which is the pressure at the filling station.")
+    assert [u.text for u in quotable_units(_chunk(burchart, 4))] == [burchart]
+
+
 def test_how_a_document_defines_something_asks_for_its_definition():
     from lcabot.generation.extractive import _DEFINES
 
