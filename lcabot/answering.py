@@ -243,11 +243,19 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
     return "" if any(states_quantity(t, q) for t in texts for q in accepted) else VALUE_UNITS[asked.quantity]
 
 
+# the verbs a part asks with ("What system boundary does the Pathfinder Framework require …"): the quote answering it
+# states the boundary, it need not say "require"
+_ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
+                          r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
+
+_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
+
+
 def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
     """The parts of a multi-part question that no statement of the answer covers: no statement (with its evidence)
-    holds half of the part's content terms, those of the quoted document's file name and title aside ("Burchart et
-    al. 2023", "hydrogen from coal gasification" name the paper), or, for a part asking for a value, none holds a
-    number."""
+    holds half of the part's content terms, those of the quoted document's file name and title and the verbs it asks
+    with aside ("Burchart et al. 2023", "hydrogen from coal gasification" name the paper; "require"), or, for a part
+    asking for a value, none holds a number (for "how much" of a quantity, a value in its unit)."""
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
@@ -258,15 +266,20 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         described.append({t for e in evidence for t in document_words(e.source, e.title)})
     missing = []
     for part in asked.parts:
-        terms = [t for t in split_compounds(content_terms(part)) if t not in ("et", "al")]  # "Burchart et al."
+        terms = [t for t in split_compounds(content_terms(part)) if t not in ("et", "al")  # "Burchart et al."
+                 and not _ASKING_VERB.fullmatch(t)]
         numeric = kind_of(part) == "numeric"
         quantity = frame(part).quantity
+        # a part asking how much money is answered by an amount ("EUR 245,178,772"), not by any number
+        strict = quantity in VALUE_UNITS and _HOW_MUCH.search(part) is not None
+        number = (lambda text, q=quantity: states_quantity(text, q)) if strict else (
+            lambda text: re.search(r"\d", text) is not None)
         names = [n.lower() for n in specific_terms(part) if not any(c.isdigit() for c in n)]
         covered = False
         for text, known in zip(texts, described, strict=True):
             own = [t for t in terms if t not in known] or terms
             if (sum(term_present(t, text) for t in own) >= max(1, len(own) / 2)
-                    and (not numeric or re.search(r"\d", text))) or (
+                    and (not numeric or number(text))) or (
                     # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
                     # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without

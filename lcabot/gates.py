@@ -17,7 +17,7 @@ from lcabot.models import Evidence
 from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
 from lcabot.questions import QuestionFrame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
-from lcabot.support import is_reference_list
+from lcabot.support import editions, is_reference_list
 
 GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline", "edition")
 _CITES_OTHER = re.compile(
@@ -76,23 +76,6 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     if any(other_scenario(t, question) for t in read_under if t.strip()):
         return "baseline"
     return None
-
-
-# one edition of a series: "the second auction under the European Hydrogen Bank", "first EU-wide renewable hydrogen
-# auction", "the third call"
-_EDITION = re.compile(r"\b(first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th)\s+(?:[\w-]+\s+){0,3}?"
-                      r"(auction|call|round|edition|phase|cohort)s?\b", re.I)
-_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
-
-
-def editions(text: str) -> dict[str, set[str]]:
-    """The editions of a series ``text`` names, by series: ``{"auction": {"second"}}`` for "the second auction under
-    the European Hydrogen Bank"."""
-    named: dict[str, set[str]] = {}
-    for m in _EDITION.finditer(text):
-        ordinal = m.group(1).lower()
-        named.setdefault(m.group(2).lower(), set()).add(_ORDINALS.get(ordinal, ordinal))
-    return named
 
 
 def other_edition(text: str, title: str, question: str) -> bool:

@@ -208,14 +208,62 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
     return missing
 
 
+# one edition of a series: "the second auction under the European Hydrogen Bank", "first EU-wide renewable hydrogen
+# auction", "the third call"
+_EDITION = re.compile(r"\b(first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th)\s+(?:[\w-]+\s+){0,3}?"
+                      r"(auction|call|round|edition|phase|cohort)s?\b", re.I)
+_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
+
+
+def editions(text: str) -> dict[str, set[str]]:
+    """The editions of a series ``text`` names, by series: ``{"auction": {"second"}}`` for "the second auction under
+    the European Hydrogen Bank"."""
+    named: dict[str, set[str]] = {}
+    for m in _EDITION.finditer(text):
+        ordinal = m.group(1).lower()
+        named.setdefault(m.group(2).lower(), set()).add(_ORDINALS.get(ordinal, ordinal))
+    return named
+
+
 def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
-    """The question's specific terms (:func:`specific_terms`) that none of ``answering`` (the search texts of the
-    passages the answer quotes, headers included) names, in any of its forms: an answer about Brazil and Vietnam
-    does not answer a question about Colombia, although the paper names Colombia on another page."""
+    """The question's specific terms (:func:`specific_terms`) and the words of the product its quantity is measured
+    for (:func:`measured_product`) that none of ``answering`` (the search texts of the passages the answer quotes,
+    headers included) names, in any of its forms: an answer about Brazil and Vietnam does not answer a question
+    about Colombia, although the paper names Colombia on another page; the impacts of "1 kg of UCO-based PP"
+    (Moretti et al. 2020, Table 4, p. 6) are no answer for "1 kg of polyethylene made from used cooking oil"; nor
+    are passages naming no third auction (:func:`editions`) an answer about "the third European Hydrogen Bank
+    auction"."""
     joined = "\n".join(answering)
-    return [term for term in specific_terms(question)
-            if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
-            and not any(_word_in(form, joined) for form in _forms(term))]
+    names = [term for term in specific_terms(question)
+             if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
+             and not any(_word_in(form, joined) for form in _forms(term))]
+    concepts = {m.name for m in _concepts_named(joined)}
+    product = [w for w in measured_product(question) if not term_present(w, joined)
+               and not {m.name for m in _concepts_named(w)} & concepts]
+    printed = editions(joined)
+    unheld = [f"the {ordinal} {series}" for series, ordinals in editions(question).items()
+              if not ordinals & printed.get(series, set()) for ordinal in sorted(ordinals)]
+    return list(dict.fromkeys([*names, *product, *unheld]))
+
+
+# what a quantity is measured for: "1 kg of polyethylene made from …", "per kg of green coffee", "per tonne of steel"
+_MEASURED_FOR = re.compile(r"\b(?:\d+(?:[.,]\d+)?\s*|per\s+|an?\s+|one\s+)(?:kg|kilograms?|tonnes?|t|litres?|liters?|"
+                           r"m2|m²|m3|m³|units?)\s+of\s+((?:[^\W\d_][\w-]*\s*){1,3})", re.I)
+_PRODUCT_END = re.compile(r"\s(?:made|from|produced|based|grown|in|at|with|for|and|or|that|which|when|under|"
+                          r"sold|delivered|exported|imported|by|on|to|as)\b.*$", re.I)
+
+
+def measured_product(question: str) -> list[str]:
+    """The content words (lower case) of the product a quantity in ``question`` is measured for: "What is the
+    climate change impact of 1 kg of polyethylene made from used cooking oil?" → ``["polyethylene"]``, "per kg of
+    green coffee" → ``["green", "coffee"]``; empty when it names none."""
+    from lcabot.retrieval import content_terms  # imported here: retrieval imports this module
+
+    words: list[str] = []
+    for m in _MEASURED_FOR.finditer(for_search(question)):
+        phrase = _PRODUCT_END.sub("", f" {m.group(1).strip()}").strip()
+        words += [w for w in split_compounds(content_terms(phrase)) if not w.isdigit()]
+    return list(dict.fromkeys(words))
 
 
 def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:

@@ -38,6 +38,8 @@ TITLE_WEIGHT = 0.4  # times the share of the question's terms in the span's sect
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
 MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
+ROW_MARGIN = 0.1  # a table's further rows are read with its best row when they score at most this much less or
+# their label holds a word of the question (Moretti et al. 2020, Table 4: the climate change rows, not water use)
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
@@ -112,9 +114,11 @@ class ExtractiveGenerator:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
         # the best evidence for each part of a multi-part question first, then the best overall
-        rankings = [np.argsort(-self.score(part, candidates, asked, about=referent(parts, i) or asked.premise,
-                                           naming=naming),
-                               kind="stable") for i, part in enumerate([*parts, asked.asking])]
+        scores = [self.score(part, candidates, asked, about=referent(parts, i) or asked.premise, naming=naming)
+                  for i, part in enumerate([*parts, asked.asking])]
+        rankings = [np.argsort(-s, kind="stable") for s in scores]
+        overall = scores[-1]
+        asked_terms = [t for t in content_terms(asked.asking) if t not in naming | subject]
         order = list(dict.fromkeys([int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]))
         if not parts:
             order = [int(i) for i in rankings[-1]]
@@ -125,7 +129,7 @@ class ExtractiveGenerator:
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
         per_page: dict[tuple[str, int], int] = {}
-        tables: dict[tuple[str, int, str], int] = {}  # a table's first picked row → its place in the answer
+        tables: dict[tuple[str, int, str], tuple[int, int]] = {}  # a table → its place in the answer, its first row
         for i in order:
             e = candidates[i]
             if e.evidence_id in used or e.text in used:
@@ -133,15 +137,24 @@ class ExtractiveGenerator:
             if any(e.text in q.text or q.text in e.text for q in quoted if q.doc_id == e.doc_id and not q.reading):
                 continue  # a sentence quoted with the one it refers back to is not quoted again on its own
             table = (e.doc_id, e.page, e.context)
-            if e.reading and table in tables:  # a second row of a table: the table's rows are read together
-                rows = _rows_of(e, order, candidates)
-                picked[tables[table]] = rows
+            if e.reading and table in tables:  # a second row of a table: the table's rows about the question are
+                # read together (Moretti et al. 2020, Table 4: both climate change rows, not water use)
+                place, first = tables[table]
+
+                def relevant(j: int, first: int = first) -> bool:  # close to the table's best row, or labelled
+                    # with a word of the question ("Climate change, with biogenic carbon removal (BCR)")
+                    return overall[j] >= overall[first] - ROW_MARGIN or any(
+                        term_present(t, _row_label(candidates[j])) for t in asked_terms)
+                if not relevant(i):
+                    continue
+                rows = _rows_of(e, order, candidates, relevant)
+                picked[place] = rows
                 used.update(r.evidence_id for r in rows)
                 continue
             if per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
                 continue
             if e.reading:
-                tables[table] = len(picked)
+                tables[table] = (len(picked), i)
             group = _list_of(e, order, candidates)
             picked.append(group)
             quoted.append(e)
@@ -263,12 +276,18 @@ def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -
     return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
 
 
-def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence]) -> list[Evidence]:
-    """The rows of ``row``'s table among the candidates (at most :data:`MAX_LIST_ITEMS`, the best ranked), in the
-    table's order: when two rows of one table answer, the reader sees the table (PEFCR guidance Table 6, p. 54: the
-    five life cycle stages and their shares, not three of them)."""
+def _row_label(row: Evidence) -> str:
+    """A table row's first cell, which names what the row is about ("Water use")."""
+    return next((c for c in row.text.strip().strip("|").split("|") if c.strip()), "")
+
+
+def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence],
+             relevant: Callable[[int], bool] = lambda _: True) -> list[Evidence]:
+    """The ``relevant`` rows of ``row``'s table among the candidates (at most :data:`MAX_LIST_ITEMS`, the best
+    ranked), in the table's order: when two rows of one table answer, the reader sees the table (PEFCR guidance
+    Table 6, p. 54: the five life cycle stages and their shares, not three of them)."""
     same = [i for i in order if candidates[i].reading and candidates[i].doc_id == row.doc_id
-            and candidates[i].page == row.page and candidates[i].context == row.context]
+            and candidates[i].page == row.page and candidates[i].context == row.context and relevant(i)]
     return [candidates[i] for i in sorted(same[:MAX_LIST_ITEMS])]
 
 

@@ -391,3 +391,33 @@ def test_a_sentence_naming_its_subject_as_this_is_quoted_with_the_one_before_it_
            "separately." in lead
     assert (answer.citations[0].section, answer.citations[0].page) == ("7.14.1.1 Truck transport", 95)
     _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_another_product_or_an_edition_the_library_lacks_is_not_answered(answerer):
+    """Moretti et al. 2020 assess UCO-based polypropylene only (Table 4, p. 6: 0.63 and −2.51 kg CO2eq per kg PP),
+    so "1 kg of polyethylene made from used cooking oil" is not answered with them; the library has the pilot
+    (first) and the second European Hydrogen Bank auctions, not the third's winners."""
+    pe = answerer.ask("What is the cradle-to-gate climate change impact of 1 kg of polyethylene made from used "
+                      "cooking oil?")
+    assert pe.abstained and "never mention polyethylene" in pe.text and pe.citations == ()
+    third = answerer.ask("What was the total grant amount awarded to the winners of the third European Hydrogen "
+                         "Bank auction?")
+    assert third.abstained and "never mention the third auction" in third.text
+    pp = answerer.ask("What is the cradle-to-gate climate change impact of 1 kg of polypropylene made from used "
+                      "cooking oil?")
+    # the table's climate change rows, with their units, and not its other impact categories
+    assert pp.text.split("\n", 1)[0] == (
+        "Table 4: Climate change (without biogenic carbon removal (BCR)): Value 0.63 kg CO2eq; Normalized and "
+        "weighted scores (Total 100%) 28% · Climate change, with biogenic carbon removal (BCR): Value −2.51 kg "
+        "CO2eq; Normalized and weighted scores (Total 100%) Not applicable [1]")
+    assert (pp.citations[0].source, pp.citations[0].page) == ("moretti-2020-uco-polypropylene-lca.pdf", 6)
+
+
+def test_a_part_answered_in_other_words_is_not_reported_as_not_stated_pathfinder(answerer):
+    """Pathfinder Framework v1, p. 13: "The boundary of the Framework is a cradle-to-gate PCF …" answers what
+    boundary it "requires"; 4.2, p. 18: the 100-year GWP factors from IPCC AR5."""
+    answer = answerer.ask("What system boundary does the WBCSD Pathfinder Framework Version 1 require for product "
+                          "carbon footprints, and which GWP characterization factors must be used?")
+    assert "The boundary of the Framework is a cradle-to-gate PCF" in answer.text.split("\n", 1)[0]
+    assert "IPCC Assessment Report AR 5" in answer.text
+    assert not [n for n in answer.notes if "do not state this part" in n]
