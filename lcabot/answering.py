@@ -271,15 +271,13 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         numeric = kind_of(part) == "numeric"
         quantity = frame(part).quantity
         # a part asking how much money is answered by an amount ("EUR 245,178,772"), not by any number
-        strict = quantity in VALUE_UNITS and _HOW_MUCH.search(part) is not None
-        number = (lambda text, q=quantity: states_quantity(text, q)) if strict else (
-            lambda text: re.search(r"\d", text) is not None)
+        amount = quantity in VALUE_UNITS and _HOW_MUCH.search(part) is not None
         names = [n.lower() for n in specific_terms(part) if not any(c.isdigit() for c in n)]
         covered = False
         for text, known in zip(texts, described, strict=True):
             own = [t for t in terms if t not in known] or terms
             if (sum(term_present(t, text) for t in own) >= max(1, len(own) / 2)
-                    and (not numeric or number(text))) or (
+                    and (not numeric or (states_quantity(text, quantity) if amount else re.search(r"\d", text)))) or (
                     # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
                     # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without

@@ -154,7 +154,7 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
             if (len(text) >= _MIN_CHARS or _LABELLED_VALUE.match(text)) and not is_name_run(text):
                 units.append(QuotableUnit(offset, text, context, last_page, heading=heading))
             continue
-        cells = _cells(text)
+        cells = row_cells(text)
         filled = [c for c in cells if clean_cell(c)]  # PyMuPDF's placeholder headers (Col2) are empty cells
         if not filled or _SEPARATOR.match(text):
             continue
@@ -285,7 +285,8 @@ def clean_cell(cell: str) -> str:
     return " ".join(_CAMEL.sub(" ", text).split())
 
 
-def _cells(row: str) -> list[str]:
+def row_cells(row: str) -> list[str]:
+    """The cells of a Markdown table row (``"|Water use|m3|7.4E-01|11%|"`` → ``["Water use", "m3", …]``)."""
     return [c.strip() for c in row.strip().strip("|").split("|")]
 
 

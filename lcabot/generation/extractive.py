@@ -13,6 +13,7 @@ from lcabot import messages
 from lcabot.gates import failed_gate, scenario_share
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
+from lcabot.ledger import row_cells
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
@@ -119,6 +120,11 @@ class ExtractiveGenerator:
         rankings = [np.argsort(-s, kind="stable") for s in scores]
         overall = scores[-1]
         asked_terms = [t for t in content_terms(asked.asking) if t not in naming | subject]
+
+        def relevant(row: int, best: int) -> bool:  # a further row of the table of row ``best``: close to it in
+            # score, or labelled with a word of the question ("Climate change, with biogenic carbon removal (BCR)")
+            label = next((c for c in row_cells(candidates[row].text) if c), "")
+            return overall[row] >= overall[best] - ROW_MARGIN or any(term_present(t, label) for t in asked_terms)
         order = list(dict.fromkeys([int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]))
         if not parts:
             order = [int(i) for i in rankings[-1]]
@@ -140,14 +146,9 @@ class ExtractiveGenerator:
             if e.reading and table in tables:  # a second row of a table: the table's rows about the question are
                 # read together (Moretti et al. 2020, Table 4: both climate change rows, not water use)
                 place, first = tables[table]
-
-                def relevant(j: int, first: int = first) -> bool:  # close to the table's best row, or labelled
-                    # with a word of the question ("Climate change, with biogenic carbon removal (BCR)")
-                    return overall[j] >= overall[first] - ROW_MARGIN or any(
-                        term_present(t, _row_label(candidates[j])) for t in asked_terms)
-                if not relevant(i):
+                if not relevant(i, first):
                     continue
-                rows = _rows_of(e, order, candidates, relevant)
+                rows = _rows_of(e, order, candidates, lambda j, first=first: relevant(j, first))
                 picked[place] = rows
                 used.update(r.evidence_id for r in rows)
                 continue
@@ -274,11 +275,6 @@ def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -
              and not candidates[i].reading}  # one of each text, the best ranked
     best = sorted(items.values(), key=order.index)[:MAX_LIST_ITEMS]
     return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
-
-
-def _row_label(row: Evidence) -> str:
-    """A table row's first cell, which names what the row is about ("Water use")."""
-    return next((c for c in row.text.strip().strip("|").split("|") if c.strip()), "")
 
 
 def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence],
