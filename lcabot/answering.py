@@ -17,12 +17,16 @@ from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hi
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     QuestionFrame,
+    asked_term,
     asks_change,
     frame,
     kind_of,
     names_code,
     names_parameter,
+    referent,
+    refers_back,
     states_quantity,
+    states_term,
 )
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 from lcabot.support import (
@@ -37,11 +41,12 @@ from lcabot.support import (
     term_present,
     unaddressed_terms,
 )
-from lcabot.verify import verify
+from lcabot.verify import Verified, verify
 
 logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 MAX_FACTS_SHOWN = 5
+TOP_UP_HITS = 2  # passages searched for each part of a question the first passages leave unanswered
 GRAPH_FACT_MIN = 0.8  # fact score (specific concepts, stated often) for its passage to take a retrieval slot;
 # re-tuned on the dev and multi-hop sets after the issue-13 parser fixes (0.5 let weak facts push out a fifth
 # passage that answers: dev recall@5 0.78 against 0.83 at 0.8; multi-hop 0.7 at both)
@@ -133,14 +138,16 @@ class Answerer:
         if absent:
             return self._abstain(used, messages.abstain_not_in_passages(searched, absent), searched, (),
                                  "the closest passages never mention: " + ", ".join(absent), notes)
-        ledger = build_ledger(hits, documents)
-        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents)) for f in facts]
-        known = {e.evidence_id for e in ledger}
-        ledger += [e for _, evidence in fact_evidence for e in evidence
-                   if e.evidence_id not in known and not known.add(e.evidence_id)]
-        claims, generator, generated_notes = self._generate(query, ledger, history)
+        ledger, verified, generator, generated_notes = self._compose(query, hits, facts, documents, history)
+        missing = unanswered_parts(frame(query), verified.claims, ledger)
+        extra = self._top_up(missing, query, documents, doc_ids, perspective, hits) if missing else []
+        if extra:  # the parts the first passages leave unanswered, searched for on their own
+            again = self._compose(query, [*hits, *extra], facts, documents, history)
+            still = unanswered_parts(frame(query), again[1].claims, again[0])
+            if len(still) < len(missing):
+                hits, missing = [*hits, *extra], still
+                ledger, verified, generator, generated_notes = again
         notes = (*notes, *generated_notes)
-        verified = verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN, frame(query))
         if verified.dropped:
             notes = (*notes, messages.claims_dropped(verified.dropped))
         if not verified.claims:
@@ -156,11 +163,43 @@ class Answerer:
         if unaddressed:
             return self._abstain(used, messages.abstain_not_in_passages(searched, unaddressed), searched, ledger,
                                  "the quoted passages never mention: " + ", ".join(unaddressed), notes)
-        notes = (*notes, *(messages.part_not_stated(p) for p in unanswered_parts(frame(query), verified.claims,
-                                                                                   ledger)))
+        notes = (*notes, *(messages.part_not_stated(p) for p in missing))
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
                       retrieval_mode=used, searched=searched, ledger_hash=ledger_hash(ledger),
                       generator=generator, notes=notes, facts=verified.facts, gate_failures=verified.gate_failures)
+
+    def _compose(self, query: str, hits: list[Hit], facts: list[Fact], documents: dict[str, DocumentRecord],
+                 history: Sequence[Turn]) -> tuple[list[Evidence], Verified, str, tuple[str, ...]]:
+        """The evidence ledger of ``hits`` and ``facts``, the generated claims verified against it, the generator's
+        name and its notes."""
+        ledger = build_ledger(hits, documents)
+        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents)) for f in facts]
+        known = {e.evidence_id for e in ledger}
+        ledger += [e for _, evidence in fact_evidence for e in evidence
+                   if e.evidence_id not in known and not known.add(e.evidence_id)]
+        claims, generator, notes = self._generate(query, ledger, history)
+        return ledger, verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN, frame(query)), generator, \
+            notes
+
+    def _top_up(self, parts: Sequence[str], query: str, documents: dict[str, DocumentRecord],
+                doc_ids: Sequence[str] | None, perspective: str | None, hits: Sequence[Hit]) -> list[Hit]:
+        """Up to :data:`TOP_UP_HITS` further passages for each part of ``query`` in ``parts``, searched for on its own
+        (with the part it names by a pronoun) inside the documents the question names: "…, and what is the functional
+        unit?" after Burchart et al.'s GHG results finds "the FU is 1 kg of hydrogen at 88 MPa" (pp. 4–5)."""
+        asked = frame(query)
+        named = named_documents(query, {d: r.source for d, r in documents.items()},
+                                {d: r.title for d, r in documents.items()})
+        within = [d for d in named if not doc_ids or d in doc_ids] or doc_ids
+        taken = {h.chunk.chunk_id for h in hits}
+        extra: list[Hit] = []
+        for part in parts:
+            about = referent(asked.parts, asked.parts.index(part)) if refers_back(part) else ""
+            found = self._retrieve(f"{part} {about}".strip(), TOP_UP_HITS, "rag", documents, within, perspective)[0]
+            for hit in found[:TOP_UP_HITS]:
+                if hit.chunk.chunk_id not in taken:
+                    taken.add(hit.chunk.chunk_id)
+                    extra.append(hit)
+        return extra
 
     def _effective_mode(self, mode: str | None) -> tuple[str, tuple[str, ...]]:
         """The mode an answer uses, and a note when ``rag+graph`` was asked for but no graph is built (the
@@ -224,7 +263,8 @@ class Answerer:
 
 
 # the quantities whose values are printed with a unit, and how the answer names that unit
-VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR"}
+VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR",
+               "acidification": "kg SO2 eq or mol H+ eq", "eutrophication": "kg PO4 eq, kg P eq or kg N eq"}
 
 
 def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> str:
@@ -248,6 +288,10 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
                           r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
 
+# a system boundary as LCA names it: cradle-to-gate, cradle-to-factory gate, gate-to-gate, cradle-to-grave,
+# well-to-wheel
+_BOUNDARY = re.compile(r"\b(?:cradle|gate|well|farm|field)[\s-]+to[\s-]+(?:the[\s-]+)?(?:[\w]+[\s-]+)?"
+                       r"(?:gate|grave|cradle|wheels?|tank|fork|farm|store|shelf)\b", re.I)
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -273,9 +317,22 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # a part asking how much money is answered by an amount ("EUR 245,178,772"), not by any number
         amount = quantity in VALUE_UNITS and _HOW_MUCH.search(part) is not None
         names = [n.lower() for n in specific_terms(part) if not any(c.isdigit() for c in n)]
+        # a part asking what a term is, is answered by a statement of what it is ("the FU is 1 kg of hydrogen at
+        # 88 MPa"), not by one using it ("the GHG emissions rate for the assumed functional unit")
+        term = asked_term(part)
         covered = False
         for text, known in zip(texts, described, strict=True):
             own = [t for t in terms if t not in known] or terms
+            if _BOUNDARY.search(text):  # "a cradle-to-factory gate Life-Cycle Assessment" states its boundary
+                own = [t for t in own if t not in ("system", "boundary", "boundaries")]
+                if not own:
+                    covered = True
+                    break
+            if term:
+                if states_term(text, term):
+                    covered = True
+                    break
+                continue
             if (sum(term_present(t, text) for t in own) >= max(1, len(own) / 2)
                     and (not numeric or (states_quantity(text, quantity) if amount else re.search(r"\d", text)))) or (
                     # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced

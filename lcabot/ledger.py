@@ -210,13 +210,21 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
                           r"Those|Such|This(?!\s+(?:study|paper|article|work|report|guidance|document|section|chapter|"
                           r"annex|table|figure|framework|standard)\b))\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
-                          r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b)")
-# (an impersonal "it": "It is important to note …", "From these results, it can be concluded …")
+                          r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
+                          r"\s+(?:also\s+)?(?:seems|appears)\b)")
+# (an impersonal "it": "It is important to note …", "From these results, it can be concluded …", "It seems strange
+# not to accept …")
 # a sentence drawing its point from the one before it ("… sold in mass units. Therefore, for the present analysis,
 # the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
 # document's own conclusion answers on its own
 _FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s")
+# a comparison that leaves its other side to the sentence before ("… conventional coffee from Vietnam … (16.04 kg
+# CO2e kg–1 green coffee) … Sustainable coffee from Vietnam (3.64 …) and sustainable coffee from Brazil (3.37 …)
+# were much lower", Nab & Maslin 2020, p. 12)
+_COMPARES_BACK = re.compile(r"^(?!.*\bthan\b).*\b(?:is|are|was|were)\s+(?:much\s+|far\s+|considerably\s+|"
+                            r"significantly\s+|slightly\s+)?(?:lower|higher|smaller|larger|greater)\b", re.S)
 MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at most this long
+MAX_COMPARED_CHARS = 650  # a comparison and the sentence stating its other side
 
 
 def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int, str, int]]:
@@ -242,9 +250,11 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
             out.append((previous[0], f"{previous[1]} {piece}", page))
         elif short and not piece.endswith(":"):
             carry = (offset, piece)
-        elif ((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece)) and out and not out[-1][1].startswith("|")
-              and not LIST_ITEM.match(piece) and "\n\n" not in text[out[-1][0]:offset]
-              and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS):
+        elif (out and not out[-1][1].startswith("|") and not LIST_ITEM.match(piece)
+              and "\n\n" not in text[out[-1][0]:offset]
+              and (((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece))
+                    and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS)
+                   or (_COMPARES_BACK.match(piece) and len(out[-1][1]) + len(piece) < MAX_COMPARED_CHARS))):
             previous = out.pop()  # "Transport is a small contributor to emissions." + "For most food products, it …"
             out.append((previous[0], f"{previous[1]} {piece}", page))
         else:
@@ -415,6 +425,10 @@ _DRAWS_OWN_CONCLUSION = re.compile(r"^(?:Thus|Hence|Therefore|Consequently|Overa
 # the document's own counterpoint to what it cited, giving no value of its own: "It may, however, be the other way
 # around, that this is a larger problem for CLCA." (Finnveden et al. 2022, 2.4, p. 4, after "… decision [6].")
 _OWN_COUNTERPOINT = re.compile(r"^(?:[\w'’]+,?\s+){0,3}however\b(?!.*\d)", re.I)
+# the document's own judgement of what it cited: "Unless restrictions on … are introduced, it seems clear that system
+# expansion in the narrow sense should be compatible with ALCA." (Finnveden et al. 2022, 2.3, p. 3)
+_OWN_JUDGEMENT = re.compile(r"\bit (?:also )?(?:seems|appears) (?:\w+ )?(?:clear|reasonable|strange|odd|logical|"
+                            r"natural|justified|unjustified|inconsistent|consistent|difficult|likely|unlikely)\b", re.I)
 # a sentence presenting the document's own table or figure: "Table 5 shows the variation of the environmental impact
 # when the 50/50 method is applied to UCO" (Moretti et al. 2020, p. 8, after a sentence citing Schrijvers et al.)
 _PRESENTS_OWN_EXHIBIT = re.compile(r"^(?:As (?:shown|seen) in |In )?(?:Table|Fig\.|Figure)\s*[A-Z]?\d+[a-z]?\b"
@@ -424,8 +438,9 @@ _PRESENTS_OWN_EXHIBIT = re.compile(r"^(?:As (?:shown|seen) in |In )?(?:Table|Fig
 def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]:
     """Flag the sentences that go on reporting the work cited just before them in the same paragraph: up to
     :data:`FOLLOWING_OTHER_WORK` of them, until one speaks of the document's own work ("in this study") or draws
-    its own conclusion ("Thus, …", "Overall, …"), presents its own table or figure ("Table 5 shows …") or sets
-    its own counterpoint against it, with no value ("It may, however, be the other way around, …")."""
+    its own conclusion ("Thus, …", "Overall, …"), presents its own table or figure ("Table 5 shows …"), sets
+    its own counterpoint against it, with no value ("It may, however, be the other way around, …") or judges it
+    ("… it seems clear that …")."""
     out = list(units)
     for i, unit in enumerate(units):
         if unit.reading or not reports_other_work(unit.text):
@@ -435,7 +450,7 @@ def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]
             new_paragraph = "\n\n" in text[units[j - 1].offset:nxt.offset]
             if (nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text)
                     or _DRAWS_OWN_CONCLUSION.match(nxt.text) or _PRESENTS_OWN_EXHIBIT.match(nxt.text)
-                    or _OWN_COUNTERPOINT.match(nxt.text)):
+                    or _OWN_COUNTERPOINT.match(nxt.text) or _OWN_JUDGEMENT.search(nxt.text)):
                 break
             out[j] = nxt._replace(other_work=True)
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lcabot.retrieval import content_terms
+from lcabot.retrieval import content_terms, defines_term
 
 KINDS = ("numeric", "definition", "comparison", "procedure", "list", "other")
 MAX_PARTS = 4  # parts of a multi-part question answered one by one
@@ -16,6 +16,7 @@ _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:values?|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|"
+    r"\b(?:acidification|eutrophication)(?:\s+(?:potential|index|rate))?\s+(?:of|for|per|with|without|in)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
     r"default (?:split|value|transport)|distances?|shares?|results?)\b|"
     r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
@@ -26,6 +27,11 @@ _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|
                          re.I)
 _PROCEDURE = re.compile(r"^\s*how (?:do|does|did|is|are|should|can|to)\b|\bcalculated?\b|\bhandle[ds]?\b|"
                         r"\bprocedure\b|\bsteps?\b|\bpick\b", re.I)
+# the effect of one thing on a result, which values answer: "How does CO2 sequestration change the acidification
+# potential …?", "… Give both values."
+_EFFECT = re.compile(r"^\s*how (?:do|does|did|would|will)\b.*(?<!climate )(?<!use )"
+                     r"\b(?:change|affect|influence|alter)s?\b|"
+                     r"\b(?:give|state|quote|report)\s+(?:both|each|all|the)\s+(?:values?|numbers?|figures?)\b", re.I)
 _DEFINITION = re.compile(r"(?:^|,)\s*what (?:is|are|does|do|was|were)\b|\bstand for\b|\bdefin(?:e|ed|ition)\b|\bmean\b|"
                          r"\bfunctional unit\b|\bdeclared unit\b|\bso-called\b", re.I)
 _LIST = re.compile(r"^\s*which\b|\blist\b|\bwhat (?:methods|categories|stages|standards|processes)\b", re.I)
@@ -66,6 +72,12 @@ QUANTITIES = (
     # a default transport scenario is a distance per transport mode ("130 km by truck", PEFCR guidance p. 97)
     ("distance", re.compile(r"\b(?:distances?|how far|(?:default )?transport scenarios?)\b", re.I),
      re.compile(r"\d\s*km\b", re.I)),
+    # the acidification and eutrophication midpoints as Burchart et al. (Table 7: "kg SO2 eq", "kg PO4 3−eq"), Moretti
+    # et al. (Table 4: "mol H+ eq", "kg P eq") and the PEFCR guidance (EF: "mol N eq") print them
+    ("acidification", re.compile(r"\bacidification\b", re.I),
+     re.compile(r"\bkg\s*(?:of\s*)?SO2[\s(-]*e(?:q|quivalents?)?\b|\bmolc?\s*H\+", re.I)),
+    ("eutrophication", re.compile(r"\beutrophication\b", re.I),
+     re.compile(r"\bkg\s*PO\s?[34]|\b(?:kg|molc?)\s*[NP]\s*eq\b", re.I)),
     ("CO2e", re.compile(r"\b(?:gwp\d*\w?|global warming|climate change|carbon footprints?|ghg|greenhouse gas\w*|"
                         r"co2-?e|co2-?eq|emissions?|kg co2)\b", re.I),
      # "34.8 kg CO2-eq", "60 kilograms of greenhouse gases (CO2-equivalents)" (OWID p. 1)
@@ -95,8 +107,15 @@ _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _PREMISE = re.compile(r"^(.*[a-z\d)][.!])\s+(?=(?:what|which|how|why|when|where|who|is|are|do|does|did|can|could|"
                       r"should|would|will)\b)", re.I | re.S)
 _PART_BREAK = re.compile(
-    r"\?\s+|,?\s+and\s+(?=(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
+    r"\?\s+|,?\s+and\s+(?=(?:(?:over|for|in|from|by|at|to|within|during|under|with|on)\s+)?"
+    r"(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
 )
+# an instruction on how to answer the part before it: "Give both values.", "Quote the figures."
+_GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|include)\s+"
+                   r"(?:both|each|all|the|their|its)?\s*(?:values?|numbers?|figures?|results?|amounts?)\b[^?]*$", re.I)
+# "… the total carbon footprint of conventional coffee from Vietnam and of sustainable coffee from Brazil": the same
+# thing asked of a second case, which repeats the preposition
+_SECOND_CASE = re.compile(r",?\s+and\s+(of|for)\s+(?=\S)", re.I)
 
 
 @dataclass(frozen=True)
@@ -112,7 +131,8 @@ class QuestionFrame:
             lower case; empty for a question about the baseline.
         section: the section, clause or annex number the question names (``7.2.1``), else ``""``.
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
-            ``duration``, ``distance``, ``energy``, ``limit``), else ``""``.
+            ``duration``, ``distance``, ``energy``, ``money``, ``acidification``, ``eutrophication``, ``limit``),
+            else ``""``.
         parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
         codes: the letter-and-number codes the question names (``("C1", "C2")`` for "goal situations C1 and C2",
             life cycle modules such as ``A3``), not element formulas (``H2``).
@@ -159,7 +179,50 @@ def sub_questions(question: str) -> list[str]:
     """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
-    return [p for p in parts if len(p.split()) >= 3][:MAX_PARTS] or [question]
+    parts = [p for p in parts if len(p.split()) >= 3] or [question]
+    for i in range(len(parts) - 1, 0, -1):  # "… ? Give both values." asks the part before for its values
+        if _GIVE.match(parts[i]):
+            parts[i - 1:i + 1] = [f"{parts[i - 1]}? {parts[i]}"]
+    return [case for p in parts for item in _items(p) for case in _cases(item)][:MAX_PARTS]
+
+
+_NOUN = r"(?!(?:with|without|of|from|in|for|per|to|by|on|and|or|is|are|was|were|did|does|do|has|have)\b)[\w-]+"
+_PHRASE = rf"{_NOUN}(?:\s+{_NOUN}){{0,3}}?"
+# "What functional unit, system boundary and geographic scope were used in …": things asked of one subject, each its
+# own part
+_ITEMS = re.compile(rf"^(?P<ask>.*?\b(?:what|which)\s+(?:(?:is|are|was|were)\s+the\s+)?)"
+                    rf"(?P<items>{_PHRASE}(?:,\s*{_PHRASE})*,?\s+and\s+{_PHRASE})"
+                    r"(?P<rest>\s+(?:were|was|is|are|did|does|do|has|have|of|for|per|in)\b.*)$", re.I | re.S)
+
+
+def _items(part: str) -> list[str]:
+    """A part asking for several things of one subject, as one part per thing: "What functional unit, system
+    boundary and geographic scope were used in the LCA of polypropylene …" → "What functional unit were used in the
+    LCA of polypropylene …", "What system boundary were used …", "What geographic scope were used …"."""
+    m = _ITEMS.match(part)
+    if m is None:
+        return [part]
+    items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("items")) if i.strip()]
+    return [f"{m.group('ask')}{item}{m.group('rest')}" for item in items] if len(items) > 1 else [part]
+
+
+def _cases(part: str) -> list[str]:
+    """A part asking the same thing of two cases, as two parts each asking it in full: "what is the total carbon
+    footprint of conventional coffee from Vietnam and of sustainable coffee from Brazil" → "… of conventional coffee
+    from Vietnam", "what is the total carbon footprint of sustainable coffee from Brazil"."""
+    m = _SECOND_CASE.search(part)
+    if m is None:
+        return [part]
+    first = part[:m.start()]
+    head = re.search(rf"^(.*)\b{m.group(1)}\s", first, re.I | re.S)
+    if head is None:
+        return [part]
+    return [first, f"{head.group(1)}{m.group(1)} {part[m.end():]}"]
+
+
+def refers_back(part: str) -> bool:
+    """The part names what it asks about by a pronoun ("… and what values is it allowed to take?")."""
+    return _BACK_REFERENCE.search(part) is not None
 
 
 def referent(parts: tuple[str, ...], i: int) -> str:
@@ -170,7 +233,7 @@ def referent(parts: tuple[str, ...], i: int) -> str:
     if not 0 < i < len(parts):
         return ""
     implied = len(content_terms(parts[i])) <= IMPLIED_TERMS
-    return parts[i - 1] if implied or _BACK_REFERENCE.search(parts[i]) else ""
+    return parts[i - 1] if implied or refers_back(parts[i]) else ""
 
 
 def names_parameter(text: str, symbol: str) -> bool:
@@ -207,6 +270,8 @@ def kind_of(question: str) -> str:
         return "comparison"
     if re.search(r"^\s*how (?:do|does|did)\b.*\bdefine\b", question, re.I):  # "How does the guidance define …"
         return "definition"
+    if _EFFECT.search(question):  # "How does CO2 sequestration change the acidification potential …?"
+        return "numeric"
     if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
         return "procedure"
     # "what functional unit …" asks for one; "the GHG emissions per functional unit" for a value
@@ -264,6 +329,20 @@ def frame(question: str) -> QuestionFrame:
     )
 
 
+# "which carbon footprint standard did … use", "what allocation method does … apply": the kind of thing asked for,
+# the words before the verb
+_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]+)\s+(?:did|does|do|was|were|is|are|has|"
+                         r"have|had|can|could|should|must|may)\b", re.I)
+
+
+def asked_noun(question: str) -> str:
+    """The words naming the kind of thing ``question`` asks for ("Which carbon footprint standard did Nab and Maslin
+    use?" → ``carbon footprint standard``; "What functional unit were used …" → ``functional unit``), lower case,
+    else ``""``."""
+    m = _ASKED_NOUN.search(question)
+    return m.group(1).lower() if m else ""
+
+
 def defined_term(question: str) -> str:
     """The term a definition question asks about ("How does the PEFCR guidance define company-specific data?" →
     ``company-specific data``), else ``""``; a term of more than five words is no term."""
@@ -273,3 +352,19 @@ def defined_term(question: str) -> str:
             return m.group(1).strip()
     return ""
 
+
+def asked_term(part: str) -> str:
+    """The term a part asks to be told what it is ("…, and what is the functional unit?" → ``functional unit``), else
+    ``""``; not a result it asks the value of ("and what is the relative reduction?")."""
+    return defined_term(part) if kind_of(part) == "definition" and not asks_change(part) else ""
+
+
+def states_term(text: str, term: str) -> bool:
+    """True when ``text`` says what ``term`` is: a glossary entry, or the term (or its acronym, "FU" for "functional
+    unit") as the subject of "is", "was", "are", "means", "refers to" or "is defined as", or defined as it."""
+    words = term.split()
+    names = [re.escape(term)] + ([re.escape("".join(w[0] for w in words).upper())] if len(words) > 1 else [])
+    name = "(?:" + "|".join(names) + ")"
+    return defines_term(text, term) or re.search(
+        rf"\b{name}s?\b(?:\s*\([^()]*\))?\s+(?:(?:is|was|are|were)\b|means?\b|refers?\b|(?:is |was )?defined\b|"
+        rf"stands? for\b)|\b(?:defined|termed|called)\s+(?:as\s+)?(?:an?\s+|the\s+)?{name}s?\b", text, re.I) is not None

@@ -17,7 +17,17 @@ from lcabot.ledger import row_cells
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
-from lcabot.questions import QuestionFrame, frame, names_parameter, referent, states_quantity, without_section
+from lcabot.questions import (
+    QuestionFrame,
+    asked_noun,
+    asked_term,
+    frame,
+    names_parameter,
+    referent,
+    states_quantity,
+    states_term,
+    without_section,
+)
 from lcabot.report.units import OWN_STUDY
 from lcabot.retrieval import (
     ASKING_DEFINITION,
@@ -37,6 +47,7 @@ TITLE_WEIGHT = 0.4  # times the share of the question's terms in the span's sect
 # and aggregation errors" is about truncation errors, although it says "this" (dev set: the first line states a key
 # fact 0.63 / 0.66 / 0.68 / 0.68 at 0.1 / 0.25 / 0.4 / 0.6; key facts 0.76 at each)
 KIND_BONUS = 0.15  # for evidence of the kind asked for: a value with its unit, a definition, this study's own words
+TYPE_WEIGHT = 3.0  # times the IDF weight of the noun naming the kind of thing asked for ("which … standard")
 MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
 ROW_MARGIN = 0.1  # a table's further rows are read with its best row when they score at most this much less or
@@ -125,11 +136,9 @@ class ExtractiveGenerator:
             # score, or labelled with a word of the question ("Climate change, with biogenic carbon removal (BCR)")
             label = next((c for c in row_cells(candidates[row].text) if c), "")
             return overall[row] >= overall[best] - ROW_MARGIN or any(term_present(t, label) for t in asked_terms)
-        order = list(dict.fromkeys([int(r[0]) for r in rankings[:-1]] + [int(i) for i in rankings[-1]]))
-        if not parts:
-            order = [int(i) for i in rankings[-1]]
-        order = _value_first(order, candidates, frame(parts[0]) if parts else asked, naming | subject)
-        order = _definition_first(order, candidates, frame(parts[0]) if parts else asked)
+        order = _part_leads(parts, rankings, candidates, naming | subject) if parts else [int(i) for i in rankings[-1]]
+        first = frame(parts[0]) if parts else asked
+        order = _definition_first(_value_first(order, candidates, first, naming | subject), candidates, first)
         order = _claim_not_first(order, candidates)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
@@ -195,6 +204,9 @@ class ExtractiveGenerator:
         for t, words in concept_words.items():  # a concept weighs as one term, however long its name
             if t in weight:
                 weight[t] /= words
+        kind = asked_noun(question).rpartition(" ")[2]
+        if kind in weight:  # "which carbon footprint standard": a standard is what is asked for
+            weight[kind] *= TYPE_WEIGHT
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
             present[symbol] = [names_parameter(text, symbol) for text in texts]
@@ -226,6 +238,29 @@ class ExtractiveGenerator:
         w_cos, w_terms, w_rank = WEIGHTS
         return (w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase + TITLE_WEIGHT * titled
                 + bonus)
+
+
+def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],
+                naming: frozenset[str]) -> list[int]:
+    """The order of a multi-part question's spans: each part's lead first (its best span that no earlier part took,
+    read as :func:`_value_first` and :func:`_definition_first` read a question's; for a part asking what a term is,
+    its best span saying what it is), then the rest by their score for the whole question (``rankings[-1]``).
+    "What functional unit and which carbon footprint standard …?" leads with the FU, then PAS 2050:2011, not the FU
+    sentence again; "…, and what is the functional unit?" with "the FU is 1 kg of hydrogen at 88 MPa", not "the GHG
+    emissions rate for the assumed functional unit"."""
+    leads: list[int] = []
+    for n, (part, ranking) in enumerate(zip(parts, rankings[:-1], strict=True)):
+        asked = frame(part)
+        ranked = [int(i) for i in ranking]
+        if n:  # the first part's lead is read so over the whole order (:meth:`ExtractiveGenerator.generate`)
+            ranked = _definition_first(_value_first(ranked, candidates, asked, naming), candidates, asked)
+        free = [i for i in ranked if i not in leads] or ranked[:1]
+        term = asked_term(part)
+        noun = asked_noun(part)
+        stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
+            i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)]
+        leads.append((stating or free)[0])
+    return list(dict.fromkeys(leads + [int(i) for i in rankings[-1]]))
 
 
 def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame,
@@ -308,7 +343,11 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
     if glossary is not None:  # the document's own entry for the term asked about ("Company-specific data – It
         # refers to …", PEFCR guidance p. 16), wherever it ranks: a sentence using the term is no definition of it
         return [glossary, *(i for i in order if i != glossary)]
-    concepts = {m.name for m in _ONTOLOGY.mentions(normalise(asked.asking))}
+    # the concepts of what it asks for ("What functional unit were used in the LCA of polypropylene …": the
+    # functional unit, not polypropylene, which "the geographic scope is defined as the Netherlands" names too)
+    noun = asked_noun(asked.asking)
+    concepts = {m.name for m in _ONTOLOGY.mentions(normalise(noun))} if noun else set()
+    concepts = concepts or {m.name for m in _ONTOLOGY.mentions(normalise(asked.asking))}
     if not concepts:
         return order
     return _lead_with(order, lambda i: _DEFINES.search(candidates[i].text) is not None

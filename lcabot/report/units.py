@@ -69,7 +69,10 @@ INSTRUCTION = re.compile(
     r"model|LLM|bot|language model|system)\b|"
     r"^(?:Assistant|AI|Model|Bot|Claude|ChatGPT|GPT)\s*[,:]|"
     r"^(?:please\s+)?(?:report|write|say|output|print|reply|respond|answer)\s+(?:0|zero|that|only|with)\b", re.I)
-CITATION = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][^()]{1,60}?,? (?:19|20)\d\d[a-z]?\)")
+# "[84]", "et al.", "(DEFRA and BSI, 2011)", and a name cited in the running text ("by PCF Pilotprojekt Deutschland
+# (2008) calculated …", Nab & Maslin p. 12)
+CITATION = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][^()]{1,60}?,? (?:19|20)\d\d[a-z]?\)|"
+                      r"\b[A-Z][\w'’-]+ \((?:19|20)\d\d[a-z]?\)")
 
 
 def parse_number(text: str) -> Decimal | None:

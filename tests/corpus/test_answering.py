@@ -414,10 +414,66 @@ def test_another_product_or_an_edition_the_library_lacks_is_not_answered(answere
 
 
 def test_a_part_answered_in_other_words_is_not_reported_as_not_stated_pathfinder(answerer):
-    """Pathfinder Framework v1, p. 13: "The boundary of the Framework is a cradle-to-gate PCF …" answers what
-    boundary it "requires"; 4.2, p. 18: the 100-year GWP factors from IPCC AR5."""
+    """Pathfinder Framework v1, 4.3 Boundary, p. 18: "The boundary of the Pathfinder Framework … is a cradle-to-gate
+    PCF" answers what boundary it "requires"; 4.2, p. 18: the 100-year GWP factors from IPCC AR5."""
     answer = answerer.ask("What system boundary does the WBCSD Pathfinder Framework Version 1 require for product "
                           "carbon footprints, and which GWP characterization factors must be used?")
-    assert "The boundary of the Framework is a cradle-to-gate PCF" in answer.text.split("\n", 1)[0]
+    assert answer.text.startswith("“The boundary of the Pathfinder Framework, that is, the processes and their "
+                                  "associated emissions that should be accounted for and exchanged as part of the PCF "
+                                  "by a company, is a cradle-to-gate PCF.” [1]")
+    assert (answer.citations[0].section, answer.citations[0].page) == ("4.3 Boundary", 18)
     assert "IPCC Assessment Report AR 5" in answer.text
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_each_part_and_each_case_of_a_question_is_answered_nab_maslin(answerer, corpus_index, sources):
+    """Nab & Maslin 2020, p. 7: the functional unit and "defined using PAS 2050:2011"; p. 12: 16.04 kg CO2e for
+    conventional coffee from Vietnam and, in the sentence after it, 3.37 kg CO2e for sustainable coffee from Brazil."""
+    scope = answerer.ask("What functional unit and which carbon footprint standard did the Nab and Maslin Arabica "
+                         "coffee LCA use?")
+    lines = scope.text.split("\n")
+    assert "1 kg of green Arabica coffee beans" in lines[0]
+    assert "The scope for this study was defined using PAS 2050:2011" in lines[1]
+    totals = answerer.ask("In Nab and Maslin's coffee study, what is the total carbon footprint (including "
+                          "processing) of conventional coffee from Vietnam and of sustainable coffee from Brazil?")
+    first = totals.text.split("\n", 1)[0]
+    assert "(16.04 kg CO2e kg–1 green coffee)" in first
+    assert "sustainable coffee from Brazil (3.37 kg CO2e kg–1 green)" in first
+    assert {(c.source, c.page) for c in totals.citations[:1]} == {(COFFEE, 12)}
+    _assert_citations_verbatim(totals, corpus_index, sources)
+
+
+def test_how_sequestration_changes_acidification_is_answered_with_both_values_burchart_p1(answerer):
+    """Burchart et al. 2023, abstract (p. 1): acidification from 3.64·10−2 to 3.78·10−2 kg SO2-eq with
+    sequestration."""
+    answer = answerer.ask("How does CO2 sequestration change the acidification potential of hydrogen from Shell coal "
+                          "gasification? Give both values.")
+    first = answer.text.split("\n", 1)[0]
+    assert "acidification rate from 3.64·10−2 kg SO2-eq to 3.78·10−2 kg SO2-eq" in first
+    assert (answer.citations[0].source, answer.citations[0].page) == (BURCHART, 1)
+    assert not answer.notes
+
+
+def test_a_part_the_first_passages_leave_unanswered_is_searched_for_on_its_own_burchart_pp4_5(answerer):
+    """Burchart et al. 2023: the GHG results (abstract, p. 1) and, searched for on its own inside the paper, the
+    functional unit (p. 4: "the FU is 1 kg of hydrogen at 88 MPa"); "for the assumed functional unit" is no answer
+    to what the functional unit is."""
+    answer = answerer.ask("In the Burchart et al. LCA of hydrogen from coal gasification, what are the GHG emissions "
+                          "per functional unit with and without CO2 sequestration, and what is the functional unit?")
+    lines = answer.text.split("\n")
+    assert "from 34.8 kg CO2-eq to 19.5 kg CO2-eq" in lines[0]
+    assert "the FU is 1 kg of hydrogen at 88 MPa" in lines[1]
+    assert (answer.citations[1].source, answer.citations[1].page) == (BURCHART, 4)
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_each_thing_asked_of_one_study_is_answered_in_the_order_asked_moretti_p2(answerer):
+    """Moretti et al. 2020: the functional unit (2.1, p. 2: "1 kg of polypropylene"), the boundary (abstract, p. 1:
+    "a cradle-to-factory gate Life-Cycle Assessment") and the geographic scope (p. 2: "the Netherlands")."""
+    answer = answerer.ask("What functional unit, system boundary and geographic scope were used in the LCA of "
+                          "polypropylene made from used cooking oil?")
+    lines = answer.text.split("\n")
+    assert "the functional unit (FU) is defined as 1 kg of polypropylene" in lines[0]
+    assert "cradle-to-factory gate" in lines[1]
+    assert "the geographic scope is defined as the Netherlands" in lines[2]
     assert not [n for n in answer.notes if "do not state this part" in n]

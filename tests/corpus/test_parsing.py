@@ -193,6 +193,22 @@ def test_table_headers_are_clean_text_moretti_tables_5_and_6_p8():
     assert _row(tables[0], "Climate change") == ["Climate change", "10%", "−42%"]
 
 
+def test_stacked_rows_and_letters_lost_after_ligatures_moretti_tables_4_and_6():
+    """Moretti et al. 2020, Table 4 (p. 6) draws no rule between some rows, so PyMuPDF reads two or three in one
+    ("Photochemical ozone formation<br>Acidifcation"), and its cell reader drops the letter after a ligature."""
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    table_4 = next(b.text for b in parsed.blocks if b.kind == "table" and b.page == 6)
+    assert _row(table_4, "Acidification") == ["Acidification", "molc H+ eq", "2.1E-03", "5%"]
+    assert _row(table_4, "Photochemical ozone formation") == ["Photochemical ozone formation", "kg NMVOC eq",
+                                                              "1.9E-03", "6%"]
+    assert _row(table_4, "Human toxicity, cancer effects") == ["Human toxicity, cancer effects", "CTUh", "5.5E-09",
+                                                               "6%"]
+    assert _row(table_4, "Land transformation") == ["Land transformation", "kg C deficit", "1.1", "2%"]
+    table_6 = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 8][1]
+    assert _row(table_6, "Human toxicity, non-cancer effects") == ["Human toxicity, non-cancer effects", "−12%",
+                                                                   "−3701%"]
+
+
 def test_table_of_contents_pages_are_page_text_but_not_chunks(pefcr):
     """PEFCR guidance pp. 2–8 list sections and pages ("7.6 CUT-OFF 61"); as chunks they took retrieval places
     from the sections they name (7.4.1 for a question on the most relevant impact categories)."""

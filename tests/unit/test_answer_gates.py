@@ -864,3 +864,79 @@ def test_another_works_value_is_no_answer_to_a_value_question():
                   "sequestration?")
     assert failed_gate(cited, asked) == "other_work"
     assert failed_gate(cited, frame("Which technologies were compared for hydrogen from coal?")) is None
+
+
+def test_a_comparison_leaving_its_other_side_to_the_sentence_before_is_quoted_with_it():
+    """Nab & Maslin 2020, p. 12: the sustainable totals "were much lower" than the conventional ones before them."""
+    from lcabot.ledger import quotable_units
+
+    text = ("By combining all the stages including the processing phase (Figure 5), conventional coffee from Vietnam "
+            "was calculated to have the highest carbon footprint (16.04 kg CO2e kg–1 green coffee) followed by "
+            "conventional coffee from Brazil (14.61 kg CO2e kg–1 green coffee), though the primary difference between "
+            "these two was the transportation distance. Sustainable coffee from Vietnam (3.64 kg CO2e kg–1 green) and "
+            "sustainable coffee from Brazil (3.37 kg CO2e kg–1 green) were much lower, and again the differences were "
+            "due to different transport distances.")
+    assert [u.text for u in quotable_units(_chunk(text, 12))] == [text]
+    alone = "The GHG emissions of H2 seq are lower. The ADP values of H2 seq are higher than those of H2 non-seq."
+    assert len(quotable_units(_chunk(alone, 12))) == 2  # each says what it is compared with
+
+
+def test_parts_asking_one_thing_of_two_cases_or_for_their_values():
+    from lcabot.questions import asked_noun, sub_questions
+
+    assert sub_questions("In Nab and Maslin's coffee study, what is the total carbon footprint of conventional coffee "
+                         "from Vietnam and of sustainable coffee from Brazil?") == [
+        "In Nab and Maslin's coffee study, what is the total carbon footprint of conventional coffee from Vietnam",
+        "In Nab and Maslin's coffee study, what is the total carbon footprint of sustainable coffee from Brazil"]
+    effect = frame("How does CO2 sequestration change the acidification potential of hydrogen from Shell coal "
+                   "gasification? Give both values.")
+    assert effect.parts == (effect.text.rstrip("?"),)  # "Give both values." asks the part before for its values
+    assert (effect.kind, effect.quantity) == ("numeric", "acidification")
+    # Burchart et al. 2023, abstract (p. 1) and Table 7 (p. 12); Moretti et al. 2020, Table 4 (p. 6)
+    assert states_quantity("an increase in the acidification rate from 3.64·10−2 kg SO2-eq to 3.78·10−2 kg SO2-eq",
+                           "acidification")
+    assert states_quantity("Acidification: Unit molc H+ eq; Value 2.1E-03", "acidification")
+    assert states_quantity("Freshwater eutrophication: Value 8.7E-06 kg P eq", "eutrophication")
+    assert not states_quantity("Climate change: Value 0.63 kg CO2eq", "acidification")
+    assert frame("How does the PEFCR guidance handle climate change?").kind == "procedure"
+    assert asked_noun("which carbon footprint standard did the Nab and Maslin Arabica coffee LCA use") == \
+        "carbon footprint standard"
+    assert asked_noun("What is the functional unit?") == ""
+    assert sub_questions("What functional unit, system boundary and geographic scope were used in the LCA of "
+                         "polypropylene made from used cooking oil?") == [
+        f"What {item} were used in the LCA of polypropylene made from used cooking oil"
+        for item in ("functional unit", "system boundary", "geographic scope")]
+    # a scenario pair is one thing asked, not two
+    assert sub_questions("What are the GHG emissions with and without CO2 sequestration per functional unit?") == [
+        "What are the GHG emissions with and without CO2 sequestration per functional unit"]
+
+
+def test_a_work_cited_by_name_in_the_running_text_is_another_works_unless_the_study_assumes_it():
+    """Nab & Maslin 2020, p. 12: the processing phase's 3.05 kg CO2e is PCF Pilotprojekt Deutschland's (2008)."""
+    pcf = _evidence("An LCA on coffee processing by PCF Pilotprojekt Deutschland (2008) calculated a carbon footprint "
+                    "of 3.05 kg CO2e kg–1 green coffee, with 70% of emissions associated with consumption.")
+    assert failed_gate(pcf, frame("Which carbon footprint standard did the Nab and Maslin coffee LCA use?")) == \
+        "other_work"
+    assert failed_gate(pcf, frame("What did the coffee paper assume for the processing phase?")) is None
+
+
+def test_a_part_asking_what_a_term_is_needs_a_statement_of_what_it_is():
+    """Burchart et al. 2023: "for the assumed functional unit" (p. 1) uses the FU; "the FU is 1 kg of hydrogen at
+    88 MPa" (p. 4) states it."""
+    from lcabot.answering import unanswered_parts
+    from lcabot.models import Claim
+    from lcabot.questions import states_term
+
+    uses = ("By applying the CO2 sequestration operation, the GHG emissions rate for the assumed functional unit can "
+            "be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg CO2-eq.")
+    states = "Therefore, for the present analysis, the FU is 1 kg of hydrogen at 88 MPa."
+    assert states_term(states, "functional unit") and not states_term(uses, "functional unit")
+    assert states_term("Based on the goal of the study, the functional unit (FU) is defined as 1 kg of polypropylene.",
+                       "functional unit")
+    asked = frame("In the Burchart et al. LCA, what are the GHG emissions per functional unit with and without CO2 "
+                  "sequestration, and what is the functional unit?")
+    ledger = [Evidence(f"E{i}", "b", "burchart-2023-hydrogen-coal-gasification-lca.pdf", "LCA of hydrogen", None, 4,
+                       "4", t, "c") for i, t in enumerate((uses, states))]
+    assert unanswered_parts(asked, [Claim(f"“{uses}”", ("E0",), uses)], ledger) == [asked.parts[1]]
+    assert unanswered_parts(asked, [Claim(f"“{uses}”", ("E0",), uses), Claim(f"“{states}”", ("E1",), states)],
+                            ledger) == []

@@ -133,3 +133,18 @@ def test_a_subscript_written_after_its_line_is_joined_to_its_formula():
     page.insert_text((72 + width, 123), "2", fontsize=7)
     assert parse_pdf(doc.tobytes(), "sub.pdf").page_texts == [
         "Producing 1 kg of hydrogen generates 9.4 kg CO2 eq in the baseline."]
+
+
+def test_rows_stacked_in_one_markdown_row_are_split_but_a_wrapped_label_is_not():
+    from lcabot.pdf import _restore_ligatures, _unstacked
+
+    stacked = "|Photochemical ozone formation<br>Acidifcation|kg NMVOC eq<br>molc H+ eq|1.9E-03<br>2.1E-03|6%<br>5%|"
+    assert _unstacked(stacked) == ["|Photochemical ozone formation|kg NMVOC eq|1.9E-03|6%|",
+                                   "|Acidifcation|molc H+ eq|2.1E-03|5%|"]
+    wrapped = "|Climate change, with biogenic<br>carbon removal|kg CO2eq|−2.51|Not applicable|"
+    assert _unstacked(wrapped) == [wrapped]
+    labels = "|Ozone depletion<br>Acidification|see text<br>see text|"  # no cell holds a value on each line
+    assert _unstacked(labels) == [labels]
+    page = "Acidification molc H+ eq … Human toxicity, cancer effects … kg C deficit … fuel"
+    assert _restore_ligatures("|Acidifcation|efects|defcit|fuel|", page) == "|Acidification|effects|deficit|fuel|"
+    assert _restore_ligatures("|Acidifcation|", "no such word here") == "|Acidifcation|"
