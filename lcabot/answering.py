@@ -138,12 +138,13 @@ class Answerer:
         if absent:
             return self._abstain(used, messages.abstain_not_in_passages(searched, absent), searched, (),
                                  "the closest passages never mention: " + ", ".join(absent), notes)
+        asked = frame(query)
         ledger, verified, generator, generated_notes = self._compose(query, hits, facts, documents, history)
-        missing = unanswered_parts(frame(query), verified.claims, ledger)
+        missing = unanswered_parts(asked, verified.claims, ledger)
         extra = self._top_up(missing, query, documents, doc_ids, perspective, hits) if missing else []
         if extra:  # the parts the first passages leave unanswered, searched for on their own
             again = self._compose(query, [*hits, *extra], facts, documents, history)
-            still = unanswered_parts(frame(query), again[1].claims, again[0])
+            still = unanswered_parts(asked, again[1].claims, again[0])
             if len(still) < len(missing):
                 hits, missing = [*hits, *extra], still
                 ledger, verified, generator, generated_notes = again
@@ -153,7 +154,7 @@ class Answerer:
         if not verified.claims:
             return self._abstain(used, messages.abstain_no_evidence(searched), searched, ledger,
                                  "no verifiable statement", notes)
-        unit = unstated_value(frame(query), verified.claims, ledger)
+        unit = unstated_value(asked, verified.claims, ledger)
         if unit:
             return self._abstain(used, messages.abstain_value_not_stated(searched, unit), searched, ledger,
                                  f"no quoted passage gives a value in {unit}", notes)
