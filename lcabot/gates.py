@@ -37,6 +37,8 @@ _OPEN_END = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|was|were|is|are|be|than|per|into|while|whereas|"
     r"concerned with|such as)\s*$", re.I)
 _CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+[a-z]?\s*[–—:.\-]", re.I)
+# the operators of an equation as a math font prints them in extracted text: þ for +, ¼ for = ("g ¼ BA−1 f")
+_FORMULA_GLYPH = re.compile(r"\wþ|þ\w|\d ?þ|þ ?\d|(?<!\w)\w ¼ |\s¼ \w(?!\w)")
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
 _NUMBER_UNIT = re.compile(
     r"(?<![\w.])([-−–]?\d+(?:[.,]\d+)*)\s*(%|kg\s?CO2\s?e?q?\.?|kg CO2e|g\s?CO2\s?e?q?|t\s?CO2\s?e?q?|kg|g|t|km|MJ|kWh|"
@@ -145,14 +147,16 @@ def reports_other_work(text: str) -> bool:
 
 
 def is_fragment(text: str) -> bool:
-    """A span that is not a whole sentence: a caption ("Equation 19 – …", "Table 33: …"), a span that starts in
-    lower case (continued from a text the parser cut), or ends on a word no sentence ends with ("… was",
-    "… concerned with"), or, not being a list item, ends with no sentence end at all."""
+    """A span that is not a whole sentence: a caption ("Equation 19 – …", "Table 33: …"), one an equation runs into, a
+    span that starts in lower case (continued from a text the parser cut), or ends on a word no sentence ends with
+    ("… was", "… concerned with"), or, not being a list item, ends with no sentence end at all."""
     text = text.strip()
     if not text:
         return True
     if _CAPTION.match(text) and len(text) < 160:
         return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing
+    if _FORMULA_GLYPH.search(text):  # an equation the parser ran into the sentence: "… are incompatible with lnX 1
+        return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
     if LIST_ITEM.match(text) or text.startswith("|"):
         return False  # a list item may end "…; and" before the next one
     if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):

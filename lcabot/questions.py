@@ -34,6 +34,10 @@ _EFFECT = re.compile(r"^\s*how (?:do|does|did|would|will)\b.*(?<!climate )(?<!us
                      r"\b(?:give|state|quote|report)\s+(?:both|each|all|the)\s+(?:values?|numbers?|figures?)\b", re.I)
 _DEFINITION = re.compile(r"(?:^|,)\s*what (?:is|are|does|do|was|were)\b|\bstand for\b|\bdefin(?:e|ed|ition)\b|\bmean\b|"
                          r"\bfunctional unit\b|\bdeclared unit\b|\bso-called\b", re.I)
+# a part asking where a value comes from, not for the value: "which source shall the 100-year GWP characterisation
+# factors be derived from" (Pathfinder Framework: "the IPCC Assessment Report AR 5", p. 18)
+_SOURCE = re.compile(r"(?:^|,)\s*(?:and\s+)?(?:which|what)\s+(?:sources?|standards?|reports?|databases?|datasets?|"
+                     r"references?|guidelines?)\b", re.I)
 _LIST = re.compile(r"^\s*which\b|\blist\b|\bwhat (?:methods|categories|stages|standards|processes)\b", re.I)
 # The question is about one document's own work ("Nab & Maslin", "the coffee paper", "this study", "they get")
 _ABOUT_DOCUMENT = re.compile(
@@ -115,6 +119,8 @@ _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|incl
                    r"(?:both|each|all|the|their|its)?\s*(?:values?|numbers?|figures?|results?|amounts?)\b[^?]*$", re.I)
 # "… the total carbon footprint of conventional coffee from Vietnam and of sustainable coffee from Brazil": the same
 # thing asked of a second case, which repeats the preposition
+# a part asking as the one before it did, of its last word: "… which method was fastest and which slowest"
+_ELLIPTIC = re.compile(r"^(?:which|what|who)\s+[\w-]+$", re.I)
 _SECOND_CASE = re.compile(r",?\s+and\s+(of|for)\s+(?=\S)", re.I)
 
 
@@ -179,6 +185,9 @@ def sub_questions(question: str) -> list[str]:
     """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
+    for i in range(1, len(parts)):  # "which method was fastest and which slowest": "which method was slowest"
+        if _ELLIPTIC.match(parts[i]) and len(parts[i - 1].split()) >= 3:
+            parts[i] = f"{parts[i - 1].rsplit(' ', 1)[0]} {parts[i].split()[-1]}"
     parts = [p for p in parts if len(p.split()) >= 3] or [question]
     for i in range(len(parts) - 1, 0, -1):  # "… ? Give both values." asks the part before for its values
         if _GIVE.match(parts[i]):
@@ -213,11 +222,14 @@ def _cases(part: str) -> list[str]:
     m = _SECOND_CASE.search(part)
     if m is None:
         return [part]
-    first = part[:m.start()]
+    first, second = part[:m.start()], part[m.end():]
     head = re.search(rf"^(.*)\b{m.group(1)}\s", first, re.I | re.S)
     if head is None:
         return [part]
-    return [first, f"{head.group(1)}{m.group(1)} {part[m.end():]}"]
+    case = first[head.end():].split()
+    if len(case) == 1 and len(second.split()) > 1:  # "for small and for large input uncertainties": the first case
+        first = f"{first} {second.split(' ', 1)[1]}"  # is "small input uncertainties"
+    return [first, f"{head.group(1)}{m.group(1)} {second}"]
 
 
 def refers_back(part: str) -> bool:
@@ -228,11 +240,12 @@ def refers_back(part: str) -> bool:
 def referent(parts: tuple[str, ...], i: int) -> str:
     """What part ``i`` of a multi-part question refers back to: the part before it, when part ``i`` refers to it with
     a pronoun ("what values is it allowed to take" after "What does the A factor … stand for") or names no more
-    than :data:`IMPLIED_TERMS` things of its own ("… with and without CO2 sequestration, and what is the relative
-    reduction?"), else ``""``."""
+    than :data:`IMPLIED_TERMS` things of its own and no kind of thing it asks for ("… with and without CO2
+    sequestration, and what is the relative reduction?"), else ``""``."""
     if not 0 < i < len(parts):
         return ""
-    implied = len(content_terms(parts[i])) <= IMPLIED_TERMS
+    # a part naming the kind of thing it asks for ("which method was fastest") asks it of its own
+    implied = len(content_terms(parts[i])) <= IMPLIED_TERMS and not asked_noun(parts[i])
     return parts[i - 1] if implied or refers_back(parts[i]) else ""
 
 
@@ -278,7 +291,7 @@ def kind_of(question: str) -> str:
     if re.search(r"(?<!per )(?<!per the )\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b",
                  question, re.I):
         return "definition"
-    if _NUMERIC.search(question):
+    if _NUMERIC.search(question) and not _SOURCE.search(question):
         return "numeric"
     if _DEFINITION.search(question):
         return "definition"
@@ -355,8 +368,10 @@ def defined_term(question: str) -> str:
 
 def asked_term(part: str) -> str:
     """The term a part asks to be told what it is ("…, and what is the functional unit?" → ``functional unit``), else
-    ``""``; not a result it asks the value of ("and what is the relative reduction?")."""
-    return defined_term(part) if kind_of(part) == "definition" and not asks_change(part) else ""
+    ``""``; not a result it asks the value of ("and what is the relative reduction?", "and what is the default B
+    value?")."""
+    term = defined_term(part) if kind_of(part) == "definition" and not asks_change(part) else ""
+    return "" if re.search(r"\bvalues?$", term) else term
 
 
 def states_term(text: str, term: str) -> bool:

@@ -31,8 +31,13 @@ def _stem(term: str) -> str:
 
 
 def term_present(term: str, text: str) -> bool:
-    """True when ``term`` (or a word sharing its stem, e.g. capture/captured) occurs in ``text``."""
-    return re.search(r"(?<![^\W_])" + re.escape(_stem(term)), for_search(text).lower()) is not None
+    """True when ``term`` (or a word sharing its stem, e.g. capture/captured) occurs in ``text``, in British or
+    American spelling ("characterisation factors" in "characterization factors", Pathfinder Framework p. 18)."""
+    stem = _SPELLING.sub("i[sz]", re.escape(_stem(term)))
+    return re.search(r"(?<![^\W_])" + stem, for_search(text).lower()) is not None
+
+
+_SPELLING = re.compile(r"(?<=[a-z]{3})i[sz](?=at|e|ing)")
 
 
 def split_compounds(terms: Sequence[str]) -> list[str]:

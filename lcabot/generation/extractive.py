@@ -126,8 +126,11 @@ class ExtractiveGenerator:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()
         # the best evidence for each part of a multi-part question first, then the best overall
-        scores = [self.score(part, candidates, asked, about=referent(parts, i) or asked.premise, naming=naming)
-                  for i, part in enumerate([*parts, asked.asking])]
+        # the passages were ranked for the whole question, which its first part leads: their rank says nothing of
+        # which answers a later part ("…, and which source shall the 100-year GWP characterisation factors be derived
+        # from?": the Pathfinder Framework's p. 18, retrieved sixth for the boundary the question asks first)
+        scores = [self.score(part, candidates, asked, about=referent(parts, i) or asked.premise, naming=naming,
+                             by_rank=i == 0 or i == len(parts)) for i, part in enumerate([*parts, asked.asking])]
         rankings = [np.argsort(-s, kind="stable") for s in scores]
         overall = scores[-1]
         asked_terms = [t for t in content_terms(asked.asking) if t not in naming | subject]
@@ -136,7 +139,13 @@ class ExtractiveGenerator:
             # score, or labelled with a word of the question ("Climate change, with biogenic carbon removal (BCR)")
             label = next((c for c in row_cells(candidates[row].text) if c), "")
             return overall[row] >= overall[best] - ROW_MARGIN or any(term_present(t, label) for t in asked_terms)
-        order = _part_leads(parts, rankings, candidates, naming | subject) if parts else [int(i) for i in rankings[-1]]
+        leads = _part_leads(parts, rankings, candidates, naming | subject)
+        # then each part's next best (Ritchie 2020, p. 2: after "less than 1% of beef's GHG emissions", "For most food
+        # products, it accounts for less than 10%" for "what share of food's GHG emissions … comes from transport"),
+        # then the rest by their score for the whole question
+        seconds = [next((int(i) for i in ranking if int(i) not in leads), None) for ranking in rankings[:-1]]
+        answers_part = {*leads, *(i for i in seconds if i is not None)}
+        order = list(dict.fromkeys([*leads, *(i for i in seconds if i is not None), *(int(i) for i in rankings[-1])]))
         first = frame(parts[0]) if parts else asked
         order = _definition_first(_value_first(order, candidates, first, naming | subject), candidates, first)
         order = _claim_not_first(order, candidates)
@@ -161,8 +170,10 @@ class ExtractiveGenerator:
                 picked[place] = rows
                 used.update(r.evidence_id for r in rows)
                 continue
-            if per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE:
-                continue
+            if per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE and i not in answers_part:
+                continue  # a part's best spans are quoted however many others their page gave: all four parts of
+                # "What functional unit, system boundary, LCA approach and geographic scope …" are on Moretti et al.
+                # p. 2
             if e.reading:
                 tables[table] = (len(picked), i)
             group = _list_of(e, order, candidates)
@@ -177,11 +188,12 @@ class ExtractiveGenerator:
                       best.text) for group, best in zip(picked, quoted, strict=True)]
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
-              about: str = "", naming: frozenset[str] = frozenset()) -> np.ndarray:
+              about: str = "", naming: frozenset[str] = frozenset(), by_rank: bool = True) -> np.ndarray:
         """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``, read with
         ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
         i.e. grouped by the rank of its passage; ``naming`` holds the names (lower case) by which the question named
-        the documents of ``evidence``: they are not among its terms."""
+        the documents of ``evidence``: they are not among its terms; ``by_rank``: the rank of a span's passage
+        counts (not for a later part of a question, which the ranking was not made for)."""
         asked = asked or frame(question)
         part = frame(question) if question not in (asked.text, asked.asking) else asked
         question = without_section(question) if asked.section else question
@@ -193,9 +205,11 @@ class ExtractiveGenerator:
         terms = [t for t in content_terms(question) if t not in naming
                  and not (asked.defines and ASKING_DEFINITION.fullmatch(t))]
         # a term of a concept the question names is present where the concept is, under any of its names
-        # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2")
+        # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2") or a kind of it ("system boundary" in "a
+        # cradle-to-factory gate scope")
         concepts, concept_words = _concepts_of(question)
-        named = [{m.name for m in _ONTOLOGY.mentions(normalise(text))} for text in texts] if concepts else []
+        named = [{k for m in _ONTOLOGY.mentions(normalise(text)) for k in _ONTOLOGY.kinds(m.name)} for text in texts
+                 ] if concepts else []
         present = {t: [term_present(t, text) or (t in concepts and bool(concepts[t] & named[i])) for i, text in
                        enumerate(texts)] for t in terms}
         # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
@@ -222,7 +236,7 @@ class ExtractiveGenerator:
         ranks: dict[str, int] = {}
         for e in evidence:
             ranks.setdefault(e.chunk_id, len(ranks))
-        rank = np.array([1.0 / (1 + ranks[e.chunk_id]) for e in evidence])
+        rank = np.array([1.0 / (1 + ranks[e.chunk_id]) for e in evidence]) if by_rank else np.full(len(evidence), 0.5)
         # the kind bonus scales with the share of the question's terms the span holds: a value with a unit from an
         # unrelated table row earns nothing
         bonus = np.array([_kind_bonus(e, text, part, asked) for e, text in zip(evidence, texts, strict=True)])
@@ -242,13 +256,16 @@ class ExtractiveGenerator:
 
 def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],
                 naming: frozenset[str]) -> list[int]:
-    """The order of a multi-part question's spans: each part's lead first (its best span that no earlier part took,
-    read as :func:`_value_first` and :func:`_definition_first` read a question's; for a part asking what a term is,
-    its best span saying what it is), then the rest by their score for the whole question (``rankings[-1]``).
+    """The lead of each part of a multi-part question (none for a one-part question, or a part an earlier lead
+    answers too), in the parts' order: its best span that no earlier part took, read as :func:`_value_first` and
+    :func:`_definition_first` read a question's; for a part asking what a term is, its best span saying what it is.
     "What functional unit and which carbon footprint standard …?" leads with the FU, then PAS 2050:2011, not the FU
     sentence again; "…, and what is the functional unit?" with "the FU is 1 kg of hydrogen at 88 MPa", not "the GHG
     emissions rate for the assumed functional unit"."""
     leads: list[int] = []
+    words = [set(content_terms(p)) - naming for p in parts]
+    # the words only one part asks with ("large" of "… performed best for small and for large input uncertainties")
+    distinct = [w.difference(*(v for m, v in enumerate(words) if m != n)) for n, w in enumerate(words)]
     for n, (part, ranking) in enumerate(zip(parts, rankings[:-1], strict=True)):
         asked = frame(part)
         ranked = [int(i) for i in ranking]
@@ -257,10 +274,49 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         free = [i for i in ranked if i not in leads] or ranked[:1]
         term = asked_term(part)
         noun = asked_noun(part)
+        # of the best spans, one holding more of the part's own words than of another part's comes first (Groen et
+        # al. 2016, p. 1: "For large input uncertainties, Spearman correlation coefficients and the Sobol' indices
+        # performed best", not "… especially for relatively small input uncertainties"), then one naming the kind
+        # of thing asked for ("which carbon footprint standard": "… defined using PAS 2050:2011, a carbon standard
+        # …", Nab & Maslin 2020, p. 7); a part and the part it refers back to ask of one thing, not of two
+        if distinct[n]:
+            theirs = set().union(*(d for m, d in enumerate(distinct) if m != n and not (
+                (m == n - 1 and referent(parts, n)) or (m == n + 1 and referent(parts, m)))))
+            head = noun.rpartition(" ")[2]
+
+            def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head
+                     ) -> tuple[int, bool]:
+                text = candidates[i].reading or candidates[i].text
+                held = sum(term_present(t, text) for t in own)
+                return (0 if held > sum(term_present(t, text) for t in theirs) else 1 if held else 2,
+                        bool(head) and not term_present(head, text))
+            free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
+        kinds = _kinds_of(noun, part)
+        if kinds and any(_names_kind(candidates[i].reading or candidates[i].text, kinds) for i in leads):
+            continue  # an earlier part's lead answers it too: "A cradle-to-factory gate scope and an attributional
+            # approach are adopted" gives Moretti et al.'s boundary and their LCA approach
         stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
+            i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
             i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)]
         leads.append((stating or free)[0])
-    return list(dict.fromkeys(leads + [int(i) for i in rankings[-1]]))
+    return list(dict.fromkeys(leads))
+
+
+def _kinds_of(noun: str, part: str) -> frozenset[str]:
+    """The ontology's kinds of the concept ``noun`` (as :func:`asked_noun` gives it, lower case, from ``part``)
+    names ("system boundary" → cradle-to-gate, cradle-to-grave, gate-to-gate; "LCA approach" → attributional and
+    consequential LCA), else empty."""
+    named = {m.name for m in _ONTOLOGY.mentions(normalise(part)) if m.surface.lower() in noun} if noun else set()
+    return frozenset(n for n, broader in _ONTOLOGY.broader.items() if broader & named)
+
+
+def _names_kind(text: str, kinds: frozenset[str]) -> bool:
+    """``text`` names one of ``kinds``: "A cradle-to-factory gate scope and an attributional approach are adopted"
+    says which system boundary and which LCA approach Moretti et al. (2020, p. 2) chose."""
+    return any(m.name in kinds for m in _ONTOLOGY.mentions(normalise(text)))
+
+
+_RATIO = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*times|-fold)\s+(?:more|less|higher|lower|greater|smaller)\b", re.I)
 
 
 def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame,
@@ -270,7 +326,12 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
         return order  # "the difference between situations C1 and C2" asks for no value
     def states(e: Evidence) -> bool:
-        return states_quantity(e.reading or e.text, asked.quantity) if asked.quantity else _states_value(e, asked)
+        text = e.reading or e.text
+        # "how much more CO2eq per tonne-kilometre does air freight emit than boat" is answered by a ratio: "it emits
+        # 50 times more CO2eq than boat per tonne kilometer" (Ritchie 2020, p. 2)
+        if asked.kind == "comparison" and _RATIO.search(text):
+            return True
+        return states_quantity(text, asked.quantity) if asked.quantity else _states_value(e, asked)
     stating = [i for i in order[:LEAD_WINDOW] if states(candidates[i])]
     if not stating:
         return order

@@ -76,6 +76,7 @@ class Ontology:
         relations: relation name → ``(domain, range)`` sets of allowed subject and object types (``*``: any).
         concepts: canonical name → type.
         aliases: :func:`name_key` of every canonical name and alias → ``(canonical name, type)``.
+        broader: canonical name → the concepts it is a kind of (``cradle-to-gate`` → ``{system boundary}``).
         cues: the offline extractor's sentence patterns, in file order.
     """
 
@@ -87,15 +88,21 @@ class Ontology:
         }
         self.concepts: dict[str, str] = {}
         self.aliases: dict[str, tuple[str, str]] = {}
+        self.broader: dict[str, frozenset[str]] = {}
         surfaces: list[tuple[str, str, str]] = []  # (surface, canonical, type)
         for concept in data["concepts"]:
             name, kind = concept["name"], concept["type"]
             if kind not in self.node_types:
                 raise ValueError(f"ontology: concept {name!r} has unknown type {kind!r}")
             self.concepts[name] = kind
+            if concept.get("broader"):
+                self.broader[name] = frozenset(concept["broader"])
             for surface in (name, *concept["aliases"]):
                 self.aliases.setdefault(name_key(surface), (name, kind))
                 surfaces.append((normalise(surface), name, kind))
+        for name, broader in self.broader.items():
+            if not broader <= self.concepts.keys():
+                raise ValueError(f"ontology: concept {name!r} is a kind of an unknown concept {sorted(broader)!r}")
         self.cues = tuple(Cue(c["relation"], re.compile(c["pattern"], re.I), bool(c.get("reverse")))
                           for c in data["cues"])
         for cue in self.cues:
@@ -113,6 +120,10 @@ class Ontology:
             return False
         domain, range_ = self.relations[relation]
         return ("*" in domain or subject_type in domain) and ("*" in range_ or object_type in range_)
+
+    def kinds(self, name: str) -> frozenset[str]:
+        """The concept ``name`` (canonical) and the concepts it is a kind of: what a passage naming it names."""
+        return frozenset({name, *self.broader.get(name, ())})
 
     def mentions(self, text: str) -> list[Mention]:
         """Concepts named in ``text`` (already :func:`normalise`\\ d), longest match first, left to right, never
@@ -159,6 +170,7 @@ def load(path: Path = ONTOLOGY_PATH) -> Ontology:
     """The ontology at ``path`` (cached).
 
     Raises:
-        FileNotFoundError: the file is missing; ValueError: a concept or cue names an unknown type or relation.
+        FileNotFoundError: the file is missing; ValueError: a concept or cue names an unknown type, relation or
+        broader concept.
     """
     return Ontology(json.loads(path.read_text(encoding="utf-8")))

@@ -477,3 +477,76 @@ def test_each_thing_asked_of_one_study_is_answered_in_the_order_asked_moretti_p2
     assert "cradle-to-factory gate" in lines[1]
     assert "the geographic scope is defined as the Netherlands" in lines[2]
     assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_four_things_asked_of_one_study_are_each_answered_from_its_page_2_moretti(answerer):
+    """Moretti et al. 2020, 2.1 Goal and scope definition, p. 2: "1 kg of polypropylene", "A cradle-to-factory gate
+    scope and an attributional approach are adopted", "the geographic scope is defined as the Netherlands"; the
+    page's limit of three quotes does not drop the fourth part's."""
+    answer = answerer.ask("What functional unit, system boundary, LCA approach and geographic scope does the Moretti "
+                          "et al. (2020) UCO-based polypropylene study use?")
+    lines = answer.text.split("\n")
+    assert "the functional unit (FU) is defined as 1 kg of polypropylene" in lines[0]
+    assert "A cradle-to-factory gate scope and an attributional approach are adopted in the LCA." in lines[1]
+    assert "the geographic scope is defined as the Netherlands" in answer.text
+    assert {(c.source, c.page) for c in answer.citations} == {("moretti-2020-uco-polypropylene-lca.pdf", 2)}
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_each_case_and_each_elliptic_part_is_answered_groen_p1(answerer):
+    """Groen et al. 2016, abstract (p. 1): "For large input uncertainties, Spearman correlation coefficients and the
+    Sobol' indices performed best"; "Key issue analysis … was fastest, whereas the Sobol' method … was slowest"."""
+    answer = answerer.ask("In Groen et al. (2016), which global sensitivity analysis methods performed best for small "
+                          "and for large input uncertainties, and which method was fastest and which slowest?")
+    lines = answer.text.split("\n")
+    assert "especially for relatively small input uncertainties" in lines[0]
+    assert "For large input uncertainties, Spearman correlation coefficients and the Sobol’ indices performed best" \
+        in lines[1]
+    assert "Key issue analysis does not make use of sampling and was fastest, whereas the Sobol’ method had to " \
+           "generate two sampling matrices and, therefore, was slowest." in answer.text
+
+
+def test_a_parameter_value_part_is_answered_with_that_parameter_pefcr_p114(answerer):
+    """PEFCR guidance v6.3, p. 114: "0.2 ≤ A ≤ 0.8", A = 0.5 where Annex C has no value, and (7.18.4) "the B value
+    shall be equal to 0 as default"."""
+    answer = answerer.ask("In the PEFCR Guidance v6.3 Circular Footprint Formula, what range of values may the A "
+                          "factor take in PEF studies, what value applies when no A value is available in Annex C, "
+                          "and what is the default B value?")
+    assert "This value applies to all materials for which no A value is available in Annex C." in answer.text
+    assert "In PEF studies the A factor values shall be in the range 0.2 ≤ A ≤ 0.8" in answer.text
+    assert "“In PEF studies and benchmark calculations the B value shall be equal to 0 as default.”" in answer.text
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_a_ratio_answers_how_much_more_and_the_general_share_follows_the_specific_owid_p2(answerer):
+    """Ritchie 2020 (Our World in Data), p. 2: air freight "emits 50 times more CO2eq than boat per tonne
+    kilometer"; transport "For most food products, it accounts for less than 10%"."""
+    answer = answerer.ask("According to Hannah Ritchie (Our World in Data, 2020), what share of food's GHG emissions "
+                          "typically comes from transport, and how much more CO2eq per tonne-kilometre does air "
+                          "freight emit than boat?")
+    lines = answer.text.split("\n")
+    assert "it emits 50 times more CO2eq than boat per tonne kilometer" in lines[1]
+    assert "For most food products, it accounts for less than 10%" in answer.text
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_another_documents_value_is_no_answer_for_what_the_question_names_rfnbo(answerer):
+    """The EC's 2023 news item on the delegated acts says only that the second act "provides a methodology for
+    calculating life-cycle greenhouse gas emissions for RFNBOs"; Burchart et al.'s "reduces GHG emissions by about
+    44%" (p. 11) is about coal-gasification hydrogen, not RFNBOs."""
+    answer = answerer.ask("What minimum GHG emission saving relative to the fossil fuel comparator must RFNBOs achieve "
+                          "under the 2023 EU delegated act on life-cycle GHG emissions?")
+    assert answer.abstained
+    assert answer.text.startswith("I found no value in kg CO2e for this")
+
+
+def test_a_recommendation_is_not_reported_as_not_stated_and_no_equation_is_quoted_heijungs(answerer):
+    """Heijungs 2020, abstract (p. 394): "restrict the number of Monte Carlo runs to a number not greater than the
+    sample sizes"; p. 401 prints an equation into "… incompatible with large-scale Monte Carlo simulations"."""
+    answer = answerer.ask("What does Heijungs (2020) recommend regarding the number of Monte Carlo runs in LCA, and "
+                          "what does he conclude for input distributions derived with the pedigree approach?")
+    assert "we suggest to restrict the number of Monte Carlo runs to a number not greater than the sample sizes used " \
+           "for the input parameters" in answer.text.split("\n")[0]
+    assert "the Monte Carlo approach should not be used at all" in answer.text
+    assert "þ" not in answer.text
+    assert not answer.notes

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+
+import pytest
 
 from lcabot.chunking import continues_sentence
 from lcabot.gates import failed_gate, is_fragment, scenario_share, units_supported
@@ -940,3 +943,77 @@ def test_a_part_asking_what_a_term_is_needs_a_statement_of_what_it_is():
     assert unanswered_parts(asked, [Claim(f"“{uses}”", ("E0",), uses)], ledger) == [asked.parts[1]]
     assert unanswered_parts(asked, [Claim(f"“{uses}”", ("E0",), uses), Claim(f"“{states}”", ("E1",), states)],
                             ledger) == []
+
+
+def test_elliptic_and_shared_noun_parts_are_asked_in_full():
+    """Groen et al. 2016, abstract (p. 1): the best methods for small and for large input uncertainties, and the
+    fastest (key issue analysis) and slowest (Sobol') method."""
+    from lcabot.questions import referent, sub_questions
+
+    parts = sub_questions("In Groen et al. (2016), which global sensitivity analysis methods performed best for small "
+                          "and for large input uncertainties, and which method was fastest and which slowest?")
+    asked = "In Groen et al. (2016), which global sensitivity analysis methods performed best for"
+    assert parts == [f"{asked} small input uncertainties", f"{asked} large input uncertainties",
+                     "which method was fastest", "which method was slowest"]
+    # "which method was fastest" names what it asks for: it is not about the part before it
+    assert referent(tuple(parts), 2) == ""
+    assert referent(("What are the GHG emissions with and without CO2 sequestration", "what is the relative reduction"),
+                    1) == "What are the GHG emissions with and without CO2 sequestration"
+
+
+def test_a_part_asking_for_a_source_or_a_parameter_value_is_read_as_such():
+    """Pathfinder Framework v1, p. 18: the GWP factors "shall be derived from the IPCC Assessment Report AR 5" (a
+    source, not a value); PEFCR guidance v6.3, p. 114: "the B value shall be equal to 0 as default"."""
+    from lcabot.answering import unanswered_parts
+    from lcabot.models import Claim
+    from lcabot.questions import asked_term, kind_of
+
+    assert kind_of("which source shall the 100-year GWP characterisation factors be derived from") == "list"
+    assert kind_of("what 100-year GWP characterisation factors shall be used") == "numeric"
+    assert asked_term("what is the default B value") == ""
+    assert asked_term("what is the functional unit") == "functional unit"
+    asked = frame("What range of values may the A factor take in PEF studies, and what is the default B value?")
+    a_values = "The default A values of possible specific applications for the product in scope."
+    b_value = "In PEF studies and benchmark calculations the B value shall be equal to 0 as default."
+    ledger = [Evidence(f"E{i}", "p", "ec-pefcr-guidance-v6.3.pdf", "PEFCR Guidance", None, 114, "114", t, "c")
+              for i, t in enumerate((a_values, b_value))]
+    assert unanswered_parts(asked, [Claim(f"“{a_values}”", ("E0",), a_values)], ledger) == [asked.parts[0],
+                                                                                           asked.parts[1]]
+    assert unanswered_parts(asked, [Claim(f"“{b_value}”", ("E1",), b_value)], ledger) == [asked.parts[0]]
+
+
+def test_a_kind_of_a_concept_names_it_and_spellings_match():
+    """Moretti et al. 2020, p. 2: "A cradle-to-factory gate scope and an attributional approach are adopted" states
+    the system boundary and the LCA approach; Pathfinder p. 18 spells "characterization"."""
+    from lcabot.answering import unanswered_parts
+    from lcabot.graph import ontology
+    from lcabot.models import Claim
+    from lcabot.support import term_present
+
+    onto = ontology.load()
+    text = "A cradle-to-factory gate scope and an attributional approach are adopted in the LCA."
+    named = {m.name for m in onto.mentions(ontology.normalise(text))}
+    assert {"cradle-to-gate", "attributional LCA"} <= named
+    assert onto.kinds("cradle-to-gate") == {"cradle-to-gate", "system boundary"}
+    assert onto.kinds("attributional LCA") == {"attributional LCA", "LCA approach"}
+    asked = frame("What functional unit, system boundary and geographic scope does the Moretti et al. (2020) study "
+                  "use?")
+    ledger = [Evidence("E0", "m", "moretti-2020-uco-polypropylene-lca.pdf", "Environmental LCA of polypropylene made "
+                       "from used cooking oil", None, 2, "2", text, "c")]
+    assert unanswered_parts(asked, [Claim(f"“{text}”", ("E0",), text)], ledger) == [asked.parts[0], asked.parts[2]]
+    assert term_present("characterisation", "Their respective characterization factors (100-year GWP)")
+    assert term_present("organization", "the organisation's sites")
+    assert not term_present("characterisation", "the characteristics of the site")
+    bad = json.loads(ontology.ONTOLOGY_PATH.read_text(encoding="utf-8"))
+    bad["concepts"] = [*bad["concepts"], {"name": "x", "type": "indicator", "aliases": [], "broader": ["nothing"]}]
+    with pytest.raises(ValueError, match="unknown concept"):
+        ontology.Ontology(bad)
+
+
+def test_a_sentence_an_equation_runs_into_is_no_quote():
+    """Heijungs 2020, p. 401: the parser runs "lnX 1 2 þ 4þsinX 2" into "… are incompatible with"; Groen et al. 2016
+    prints "g ¼ BA−1 f" for g = BA⁻¹f."""
+    assert is_fragment("An ultimate consequence is that such pedigree-based probability distributions are "
+                       "incompatible with lnX 1 2 þ 4þsinX 2.")
+    assert is_fragment("The scaling vector is then given by g ¼ BA−1 f for the demand.")
+    assert not is_fragment("About ¼ of the emissions come from transport.")
