@@ -34,6 +34,11 @@ PROVENANCE_MIN_FIELDS = 3  # distinct fields that make a provenance box (a lone 
 COLUMN_PROSE_WIDTH = 0.35  # of the page width: a line of a column of prose is at least this wide
 COLUMN_PROSE_CHARS = 500  # prose per half that makes a page two-column whatever its full-width content
 TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  # "Table 16:", "TABLE 2"
+# a text line holding one decimal value or amount ("0.37", "EUR 45,228,375"): a caption-less page with this many is
+# searched for a table too (the bid table of the Hydrogen Bank pilot auction, p. 2, has no caption)
+_VALUE_LINE = re.compile(r"^\s*(?:EUR\s*|€\s*)?[-−–]?\d+(?:[.,]\d+)+\s*%?\s*$", re.M)
+TABULAR_VALUES = 6
+_PLACEHOLDER = re.compile(r"^Col\d+$")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
@@ -175,14 +180,20 @@ def _no_text_message(pages: list[int], n: int) -> str:
 
 
 def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
-    """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption (speed)."""
-    if not TABLE_CAPTION.search(page.get_text()):
+    """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption or with at least
+    ``TABULAR_VALUES`` lines holding a lone decimal value (speed: ``find_tables`` is the costliest step of parsing)."""
+    text = page.get_text()
+    captioned = TABLE_CAPTION.search(text) is not None
+    if not captioned and len(_VALUE_LINE.findall(text)) < TABULAR_VALUES:
         return []
     found = []
     for table in page.find_tables().tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        markdown = _markdown(page, table).translate(_LIGATURES)
+        markdown = _markdown(page, table)
+        if not captioned:
+            markdown = _uncaptioned(markdown)
+        markdown = markdown.translate(_LIGATURES)
         markdown = _restore_ligatures(markdown, page.get_text().translate(_LIGATURES))
         markdown = "\n".join(row for line in markdown.splitlines() for row in _unstacked(line))
         if markdown:
@@ -210,6 +221,30 @@ def _markdown(page: Any, table: Any) -> str:
             spaced = [_spaced_cell(page, box, cell) for box, cell in zip(boxes, header, strict=True)]
             lines[0] = "|" + "|".join(spaced) + "|"
     return "\n".join(lines)
+
+
+def _uncaptioned(markdown: str) -> str:
+    """A table found on a page without a caption, as Markdown whose first row is its header, or "" when it does not
+    read as a table. PyMuPDF names no column of the Hydrogen Bank's bid table (p. 2: ``|Col1|…|Col8|`` above an
+    empty row and the bold header row "Project acronym | … | Total requested funding (EUR)"), so the first row of
+    text becomes the header; rows without a label in their first cell (blank rows, the "Σ EUR 694,521,237" total
+    row spread across columns) are dropped. A grid of boxes whose header leaves a column unnamed, or whose numbers
+    run across lines ("130<br>.", PEFCR guidance p. 88), is page layout read as a grid: ""."""
+    lines = markdown.splitlines()
+    if len(lines) < 3:
+        return ""
+    rows = [_md_cells(line) for line in lines[2:]]
+    header = ["" if _PLACEHOLDER.match(c.strip()) else c for c in _md_cells(lines[0])]
+    if not any(c.strip() for c in header):
+        first = next((i for i, row in enumerate(rows)
+                      if sum(bool(c.strip()) for c in row) > 1 and not any(_CELL_NUMBER.match(c) for c in row)), None)
+        if first is None:
+            return ""
+        header, rows = rows[first], rows[first + 1:]
+    rows = [row for row in rows if row and row[0].strip()]
+    if not rows or not all(c.strip() for c in header[1:]) or re.search(r"\d<br>\d|<br>[.,]", markdown):
+        return ""
+    return "\n".join("|" + "|".join(row) + "|" for row in [header, ["---"] * len(header), *rows])
 
 
 def _restore_ligatures(markdown: str, page_text: str) -> str:

@@ -15,7 +15,7 @@ IMPLIED_TERMS = 2  # a later part naming no more content words than this is abou
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:values?|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
-    r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|"
+    r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|\bwhat (?:[\w-]+ )?(?:prices?|costs?)\b|"
     r"\b(?:acidification|eutrophication)(?:\s+(?:potential|index|rate))?\s+(?:of|for|per|with|without|in)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
     r"default (?:split|value|transport)|distances?|shares?|results?)\b|"

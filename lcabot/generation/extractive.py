@@ -68,6 +68,9 @@ _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this st
 # a claim reported as others', which the document may go on to reject
 _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonly |frequently |widely )?"
                              r"(?:claimed|argued|suggested|assumed|believed|said) that\b", re.I)
+# a question asking for a sum over the things it counts, and a row label that is one
+_TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b", re.I)
+_TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)", re.I)
 _ONTOLOGY = load_ontology()
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
@@ -212,9 +215,12 @@ class ExtractiveGenerator:
                  ] if concepts else []
         present = {t: [term_present(t, text) or (t in concepts and bool(concepts[t] & named[i])) for i, text in
                        enumerate(texts)] for t in terms}
-        # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers
-        weight = {t: math.log(1 + len(evidence) / (1 + sum(hits))) * (1.0 if t in own else ABOUT_WEIGHT)
-                  for t, hits in present.items()}
+        # IDF inside the ledger: a term most sentences share (the study's subject) says little about which answers;
+        # the rows of one table count once, as its headers are printed once (each row of the Hydrogen Bank pilot's
+        # bid table, p. 2, reads "Total requested funding (EUR) …": "total" is no commoner for that)
+        units = [(e.doc_id, e.page, e.context) if e.reading else e.evidence_id for e in evidence]
+        weight = {t: math.log(1 + len(set(units)) / (1 + len({u for u, hit in zip(units, hits, strict=True) if hit})))
+                  * (1.0 if t in own else ABOUT_WEIGHT) for t, hits in present.items()}
         for t, words in concept_words.items():  # a concept weighs as one term, however long its name
             if t in weight:
                 weight[t] /= words
@@ -332,7 +338,10 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
         if asked.kind == "comparison" and _RATIO.search(text):
             return True
         return states_quantity(text, asked.quantity) if asked.quantity else _states_value(e, asked)
-    stating = [i for i in order[:LEAD_WINDOW] if states(candidates[i])]
+    # a question asking for a total is not answered by one item's row, which is not searched as a lead at all
+    total = _TOTAL.search(asked.asking) is not None
+    window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
+    stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
     if not stating:
         return order
     # the first of those holding a word of the question's own (not one that only names the document): "How much
@@ -349,6 +358,15 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     lead = next((i for i in stating if any(term_present(t, candidates[i].reading or candidates[i].text)
                                            for t in terms)), stating[0])
     return [lead, *(i for i in order if i != lead)]
+
+
+def _one_of_all(row: Evidence, asked: QuestionFrame) -> bool:
+    """Whether a table row can state the total a question asks for: a row labelled as the total ("Total", "Sum",
+    "Σ") or one the question names by its label. The Hydrogen Bank pilot's bid table (p. 2) gives each project's
+    "Total requested funding (EUR)"; "How much support in total did the six projects … receive?" is answered by "The
+    total amount of support comes to EUR 694 521 237" (p. 1), not by eNRG Lahti's EUR 45,228,375."""
+    label = next((c for c in row_cells(row.text) if c), "")
+    return bool(_TOTAL_LABEL.match(label)) or term_present(label.lower(), asked.asking.lower())
 
 
 def _states_value(evidence: Evidence, asked: QuestionFrame | None = None) -> bool:

@@ -205,6 +205,17 @@ def test_the_first_auction_is_the_item_whose_title_says_first_and_its_total_lead
     assert answer.citations[0].page == 1
 
 
+def test_one_projects_bid_price_leads_from_its_row_of_the_uncaptioned_bid_table(answerer):
+    """The pilot auction's bid table (p. 2) has no caption; eNRG Lahti's row gives "Bid price (EUR/kg) 0.37" under
+    its headers, not a header line run together with the next row."""
+    answer = answerer.ask("What bid price did eNRG Lahti offer in the Hydrogen Bank pilot auction?")
+    assert not answer.abstained
+    lead = answer.text.split("\n", 1)[0]
+    assert "eNRG Lahti" in lead and "Bid price (EUR/kg) 0.37" in lead
+    assert answer.citations[0].source == "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
+    assert answer.citations[0].page == 2
+
+
 def test_a_question_on_the_second_auction_is_not_answered_with_the_firsts_grants(answerer):
     """The second auction's item (7 March 2025) reports 61 bids and recalls "In its first auction in 2023 €694
     million in grants" (p. 2); neither that sentence nor the pilot auction's item answers for the second auction."""

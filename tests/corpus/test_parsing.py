@@ -278,3 +278,31 @@ def test_a_copys_provenance_box_page_stamp_and_placeholders_are_not_document_tex
                      .read_bytes(), "acts.pdf")
     assert "©AdobeStock/scharfsinn86" not in acts.page_texts[0]  # the photo's credit, above the first sentence
     assert "Today, the Commission has formally published the two delegated acts" in acts.page_texts[0]
+
+
+def test_a_table_without_caption_reads_row_by_row_hydrogen_bank_p2():
+    """The pilot auction's bid table has no caption and PyMuPDF names none of its columns: its first text row is the
+    header, each bid a row read under it; the Σ total row without a label is not a bid."""
+    path = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
+    parsed = parse_pdf(path.read_bytes(), path.name)
+    [table] = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 2]
+    header = [c.replace("**", "").replace("<br>", " ") for c in _row(table, "**Project**<br>**acronym**")]
+    assert header[:4] == ["Project acronym", "Project Coordinator", "Project location", "Bid price (EUR/kg)"]
+    assert _row(table, "eNRG Lahti") == ["eNRG Lahti", "Nordic Ren-Gas<br>Oy", "Finland", "0.37", "122", "90", "836",
+                                         "EUR 45,228,375"]
+    assert _row(table, "MP2X")[3:] == ["0.48", "511", "500", "3494", "EUR 245,178,772"]
+    assert "694,521,237" not in table and "Col1" not in table
+    from lcabot.ledger import quotable_units
+
+    readings = [u.reading for c in chunk_document(parsed, "ehb", path.name) if c.kind == "table"
+                for u in quotable_units(c)]
+    assert readings[0] == ("eNRG Lahti Nordic Ren-Gas Oy Finland: Bid price (EUR/kg) 0.37; Bid volume (kt H2/10years) "
+                           "122; Bid capacity (MWe) 90; Expected GHG abatement (ktCO2/10years) * 836; Total requested "
+                           "funding (EUR) EUR 45,228,375")
+
+
+def test_a_grid_whose_numbers_run_across_lines_is_not_a_table_pefcr_p88(pefcr):
+    """PEFCR guidance p. 88 has no table caption; PyMuPDF's grid there splits "1.30" into "130<br>." — not a table
+    to quote, the page's text stays prose."""
+    assert not [b for b in pefcr.blocks if b.kind == "table" and b.page == 88]
+    assert [b for b in pefcr.blocks if b.kind == "table" and b.page == 209]  # weighting factors without tox categories
