@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from lcabot import messages
 from lcabot.config import RETRIEVAL_MODES
@@ -18,10 +19,12 @@ from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
+    ATTRIBUTION,
     QuestionFrame,
     asked_noun,
     asked_term,
     asks_change,
+    attributed_source,
     frame,
     kind_of,
     names_code,
@@ -239,7 +242,15 @@ class Answerer:
         asked = frame(query)
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
                                 _holds_asked(asked), asked.parameters, asked.section, asked.defines)
-        return self._retriever.retrieve(query_), facts
+        hits = self._retriever.retrieve(query_)
+        # "According to Our World in Data, …" asks that source: the documents whose byline, title or file name
+        # (every passage's search text begins with them) names it, when some of the passages found are theirs
+        source = set(split_compounds(content_terms(attributed_source(query))))
+        bylined = {h.chunk.doc_id for h in hits
+                   if source and source <= set(split_compounds(content_terms(h.chunk.search_text)))}
+        if bylined and any(h.chunk.doc_id not in bylined for h in hits):
+            hits = self._retriever.retrieve(replace(query_, doc_ids=tuple(bylined)))
+        return hits, facts
 
     def documents(self) -> list[DocumentRecord]:
         return self._index.documents()
@@ -310,9 +321,6 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
                           r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
 
-# who the part asks ("According to Hannah Ritchie (Our World in Data, 2020), what share …"): the source, not what the
-# answer must state
-_ATTRIBUTION = re.compile(r"^\s*according to [^,]{2,80},\s*", re.I)
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -324,14 +332,15 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
-    texts, described = [], []
+    texts, described, titles = [], [], []
     for c in claims:
         evidence = [by_id[i] for i in c.evidence_ids if i in by_id]
         texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
         described.append({t for e in evidence for t in document_words(e.source, e.title)})
+        titles.append(" ".join(e.section or "" for e in evidence))
     missing = []
     for part in asked.parts:
-        terms = [t for t in split_compounds(content_terms(_ATTRIBUTION.sub("", part))) if t not in ("et", "al")
+        terms = [t for t in split_compounds(content_terms(ATTRIBUTION.sub("", part))) if t not in ("et", "al")
                  and not _ASKING_VERB.fullmatch(t)]
         numeric = kind_of(part) == "numeric"
         quantity, symbols = frame(part).quantity, frame(part).parameters
@@ -346,7 +355,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
         covered = False
-        for text, known in zip(texts, described, strict=True):
+        for text, known, title in zip(texts, described, titles, strict=True):
             own = [t for t in terms if t not in known] or terms
             kinds = {k for m in _ONTOLOGY.mentions(normalise(text)) for k in _ONTOLOGY.kinds(m.name)}
             held = {t for name, words in concepts.items() if name in kinds for t in words}
@@ -357,9 +366,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                 continue
             if symbols and not all(names_parameter(text, p) for p in symbols):
                 continue  # "what is the default B value" is not answered by the default A values
-            if len(noun) > 1 and not all(t in held or term_present(t, text) for t in noun):
-                continue  # a term of art asked for ("what geographic scope") is named: "a cradle-to-factory gate
-                # scope" states a boundary, not the geographic scope
+            # a term of art asked for ("what geographic scope") is named: "a cradle-to-factory gate scope" states a
+            # boundary, not the geographic scope; in the statement or its section's title ("a default utilisation
+            # ratio of 64%" under "7.14.1.1 Truck transport", PEFCR guidance p. 95, is the truck's)
+            if len(noun) > 1 and not all(t in held or term_present(t, text) or term_present(t, title) for t in noun):
+                continue
             if (sum(t in held or term_present(t, text) for t in own) >= max(1, len(own) / 2)
                     and (not numeric or (states_quantity(text, quantity) if amount else re.search(r"\d", text)))) or (
                     # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced

@@ -37,6 +37,10 @@ TABLE_CAPTION = re.compile(r"^\s*(?:table|tab\.)\s*[A-Z]?\d+\b", re.I | re.M)  #
 # a text line holding one decimal value or amount ("0.37", "EUR 45,228,375"): a caption-less page with this many is
 # searched for a table too (the bid table of the Hydrogen Bank pilot auction, p. 2, has no caption)
 _VALUE_LINE = re.compile(r"^\s*(?:EUR\s*|€\s*)?[-−–]?\d+(?:[.,]\d+)+\s*%?\s*$", re.M)
+_RAISED_MARK = re.compile(r"\d{1,3}(?:,\d{1,3})*,?")
+# what a raised mark follows: a word, a sign or a number ("M = 10⁶", Heijungs 2020, p. 2), not a minus ("kg−1")
+_MARKED = re.compile(r"[\w%.,;:)\]”’]\Z")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TABULAR_VALUES = 6
 _PLACEHOLDER = re.compile(r"^Col\d+$")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -349,13 +353,28 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in table_boxes):
             continue
-        text = "".join(s["text"] for s in kept).strip()  # spaces may be spans of their own
+        # spaces may be spans of their own; a raised mark inside the line is printed raised
+        text = ""
+        for s in kept:
+            text += _raised(s, text) if s is not spans[0] else s["text"]
+        text = text.strip()
         main = max(spans, key=lambda s: len(s["text"].strip()))
         bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
         note = (len(spans) > 1 and spans[0]["text"].strip().isdigit() and spans[0]["size"] < 0.8 * main["size"]
                 and spans[0] is not main)
         out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note))
     return _without_provenance(out, backgrounds)
+
+
+def _raised(span: dict[str, Any], before: str) -> str:
+    """A span's text, in superscript digits when PyMuPDF reports it raised and it is digits after a word, a sign or
+    a number: a footnote mark ("a default utilisation ratio of 64%⁵⁸ shall be used", PEFCR guidance p. 95, not
+    "64%58") or a power of ten ("M = 10⁶", Heijungs 2020, p. 2, not "M = 106"). An exponent after a minus ("kg−1",
+    Nab & Maslin 2020, p. 1) stays in line. Search and quote matching read superscript digits as plain ones (NFKC)."""
+    text = span["text"]
+    if span["flags"] & 1 and _RAISED_MARK.fullmatch(text.strip()) and _MARKED.search(before):
+        return text.translate(_SUPERSCRIPT)
+    return text
 
 
 def _without_provenance(lines: list[_Line], backgrounds: Callable[[], list[Any]]) -> list[_Line]:

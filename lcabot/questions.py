@@ -321,6 +321,18 @@ def states_quantity(text: str, quantity: str) -> bool:
     return any(name == quantity and printed.search(text) for name, _, printed in QUANTITIES)
 
 
+# who a question asks ("According to Hannah Ritchie (Our World in Data), what share …"): the source, not what the
+# answer must state
+ATTRIBUTION = re.compile(r"^\s*according to ([^,]{2,80}),\s*", re.I)
+
+
+def attributed_source(question: str) -> str:
+    """The source a question names as the one it asks ("According to Our World in Data, what share …" → ``Our World
+    in Data``), else ``""``."""
+    m = ATTRIBUTION.match(question)
+    return m.group(1) if m else ""
+
+
 def frame(question: str) -> QuestionFrame:
     """Classify ``question`` (see :class:`QuestionFrame`)."""
     premise, asking = split_premise(question)

@@ -21,6 +21,7 @@ from lcabot.questions import (
     QuestionFrame,
     asked_noun,
     asked_term,
+    attributed_source,
     frame,
     names_parameter,
     referent,
@@ -125,6 +126,9 @@ class ExtractiveGenerator:
             naming_docs = documents_naming(question, candidates)
             if naming_docs:
                 candidates = [e for e in candidates if e.doc_id in naming_docs]
+            # the source a question asks ("According to Our World in Data, what share …") is whose sentences to
+            # quote, found by the document's byline; its words are not what a sentence must say
+            naming = frozenset(content_terms(attributed_source(question)))
         if not candidates:
             return []
         parts = asked.parts if len(asked.parts) > 1 else ()

@@ -541,6 +541,30 @@ def test_a_ratio_answers_how_much_more_and_the_general_share_follows_the_specifi
     assert not [n for n in answer.notes if "do not state this part" in n]
 
 
+def test_the_source_a_question_is_asked_of_is_not_a_word_its_answer_must_say_owid_p2(answerer):
+    """"According to Our World in Data, …": the article's text never names its publisher (only its byline does), so
+    "Our", "World" and "Data" are whose answer is asked, not terms a quote must hold; p. 2 gives transport's share
+    ("Transport typically accounts for less than 1% of beef’s GHG emissions")."""
+    answer = answerer.ask("According to Our World in Data, what share of a food's footprint is transport?")
+    assert not answer.abstained
+    assert "Transport typically accounts for less than 1% of beef’s GHG emissions" in answer.text
+    owid = "owid-ritchie-2020-food-choice-vs-eating-local.pdf"
+    assert (answer.citations[0].source, answer.citations[0].page) == (owid, 2)
+
+
+def test_a_value_under_its_sections_title_answers_its_part_and_a_footnote_mark_stays_raised_pefcr_p95(answerer):
+    """PEFCR guidance 7.14.1.1 Truck transport, p. 95: "If the load is mass limited: a default utilisation ratio of
+    64%⁵⁸ shall be used. This utilisation ratio includes empty return trips." The sentence never says "truck"; its
+    section does. 58 is a footnote mark, not part of the number."""
+    answer = answerer.ask("PEFCR guidance: what default truck utilisation ratio should I use for a mass-limited load, "
+                          "and does it include empty returns?")
+    lead = answer.text.split("\n", 1)[0]
+    assert "a default utilisation ratio of 64%⁵⁸ shall be used. This utilisation ratio includes empty return trips." \
+        in lead
+    assert (answer.citations[0].section, answer.citations[0].page) == ("7.14.1.1 Truck transport", 95)
+    assert not [n for n in answer.notes if "do not state this part" in n]
+
+
 def test_another_documents_value_is_no_answer_for_what_the_question_names_rfnbo(answerer):
     """The EC's 2023 news item on the delegated acts says only that the second act "provides a methodology for
     calculating life-cycle greenhouse gas emissions for RFNBOs"; Burchart et al.'s "reduces GHG emissions by about

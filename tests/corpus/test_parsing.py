@@ -306,3 +306,16 @@ def test_a_grid_whose_numbers_run_across_lines_is_not_a_table_pefcr_p88(pefcr):
     to quote, the page's text stays prose."""
     assert not [b for b in pefcr.blocks if b.kind == "table" and b.page == 88]
     assert [b for b in pefcr.blocks if b.kind == "table" and b.page == 209]  # weighting factors without tox categories
+
+
+def test_a_raised_footnote_mark_or_power_is_printed_raised_pefcr_p95_heijungs_p2(pefcr, coffee):
+    """PEFCR guidance p. 95: "a default utilisation ratio of 64%" then footnote mark 58 in smaller raised type; read
+    flat it becomes the number "64%58". Heijungs 2020 p. 2 prints M = 10 with a raised 6, flat "M = 106". Nab &
+    Maslin p. 1 prints "kg CO2e kg" with a raised "−1", which stays in line."""
+    page = pefcr.page_texts[94]
+    assert "a default utilisation ratio of 64%⁵⁸ shall be used" in page
+    assert "64%58" not in page
+    assert "In Germany only, the average truck load is 64%." in page  # the footnote's own text, its number unraised
+    heijungs = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf"
+    assert "a value of M = 10⁶ can often" in parse_pdf(heijungs.read_bytes(), heijungs.name).page_texts[1]
+    assert "(kg CO2e kg−1)" in coffee.page_texts[0]
