@@ -420,6 +420,14 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
     names, leads (a glossary entry for the term asked about leads, wherever it ranks): "What functional unit did
     Burchart et al. 2023 use …?" is answered by "the FU is 1 kg of hydrogen at 88 MPa" (p. 5), not by "In Table 6,
     input and output data are presented per kg of hydrogen", which ranks higher for its passage's rank."""
+    # a code the question asks about is answered by where the document sets out what it is ("o Situation C1
+    # "Accounting including external benefits": Includes …", JRC ILCD compliance rules p. 7), wherever that ranks:
+    # p. 9's table of compliance data sets only names C1 and C2, with more of the question's words
+    if asked.codes and asked.kind in ("definition", "comparison"):
+        setting_out = [next((i for i in order if _defines_code(candidates[i].text, c)), None) for c in asked.codes]
+        lead = list(dict.fromkeys(i for i in setting_out if i is not None))
+        if lead:
+            return [*lead, *(i for i in order if i not in lead)]
     if asked.kind != "definition":
         return order
     glossary = next((i for i in order if defines_term(candidates[i].text, asked.defines)), None)

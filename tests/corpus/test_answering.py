@@ -258,6 +258,19 @@ def test_a_comparison_of_two_codes_quotes_what_each_code_is_ilcd_p7(answerer):
     assert "7" in {c.page_label for c in answer.citations}
 
 
+def test_the_codes_asked_about_lead_with_what_each_is_wherever_they_rank_ilcd_p7(answerer):
+    """Asked as a practitioner types it ("goal situation C1 and C2"), p. 9's table of compliance data sets, which
+    only names C1 and C2 beside file names and version numbers, outranks p. 7; the answer still leads with p. 7."""
+    answer = answerer.ask("In the ILCD Data Network compliance rules, what's the difference between goal situation C1 "
+                          "and C2?")
+    lead = answer.text.split("\n", 1)[0]
+    assert 'Situation C1 "Accounting including external benefits": Includes existing benefits outside the analysed ' \
+           'system (e.g. credits existing recycling benefits)' in lead
+    assert 'Situation C2 "Accounting excluding external benefits": Does not include existing benefits outside the ' \
+           'analysed system' in lead
+    assert answer.citations[0].page_label == "7"
+
+
 def test_the_range_of_a_parameter_named_by_symbol_answers_what_values_it_takes_pefcr_p114(answerer):
     """PEFCR guidance 7.18.3 (p. 114): "… the A factor values shall be in the range 0.2 ≤ A ≤ 0.8 …" and the
     procedure ending "the A value shall be set equal to 0.5"; neither part is reported as not stated."""
