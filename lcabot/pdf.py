@@ -15,7 +15,7 @@ from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker, is_contents
-from lcabot.normalize import document_vocabulary, join_lines, match_key
+from lcabot.normalize import PLACEHOLDER_CELL, document_vocabulary, join_lines, match_key
 from lcabot.retrieval import content_terms
 from lcabot.support import term_present
 
@@ -42,7 +42,6 @@ _RAISED_MARK = re.compile(r"\d{1,3}(?:,\d{1,3})*,?")
 _MARKED = re.compile(r"[\w%.,;:)\]”’]\Z")
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TABULAR_VALUES = 6
-_PLACEHOLDER = re.compile(r"^Col\d+$")
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
@@ -198,7 +197,7 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
         if not captioned:
             markdown = _uncaptioned(markdown)
         markdown = markdown.translate(_LIGATURES)
-        markdown = _restore_ligatures(markdown, page.get_text().translate(_LIGATURES))
+        markdown = _restore_ligatures(markdown, text.translate(_LIGATURES))
         markdown = "\n".join(row for line in markdown.splitlines() for row in _unstacked(line))
         if markdown:
             found.append((tuple(table.bbox), markdown))
@@ -238,7 +237,7 @@ def _uncaptioned(markdown: str) -> str:
     if len(lines) < 3:
         return ""
     rows = [_md_cells(line) for line in lines[2:]]
-    header = ["" if _PLACEHOLDER.match(c.strip()) else c for c in _md_cells(lines[0])]
+    header = ["" if PLACEHOLDER_CELL.match(c.strip()) else c for c in _md_cells(lines[0])]
     if not any(c.strip() for c in header):
         first = next((i for i, row in enumerate(rows)
                       if sum(bool(c.strip()) for c in row) > 1 and not any(_CELL_NUMBER.match(c) for c in row)), None)
