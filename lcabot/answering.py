@@ -39,6 +39,7 @@ from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, doc
 from lcabot.support import (
     Support,
     absent_from_passages,
+    document_names,
     is_reference_list,
     named_documents,
     named_terms,
@@ -134,7 +135,11 @@ class Answerer:
         searched = _searched(query, documents, hits)
         terms = split_compounds(content_terms(query))
         df, n_chunks = self._index.term_document_frequency(terms)
-        unknown_names = [n for n in named_terms(query) if not self._index.contains_text(n)]
+        # a name of a document's file name or title is known however its text spells it ("the OWID piece":
+        # owid-ritchie-2020-food-choice-vs-eating-local.pdf, which prints "Our World in Data")
+        titled = {n.lower() for n in document_names(query, {d: r.source for d, r in documents.items()},
+                                                    {d: r.title for d, r in documents.items()})}
+        unknown_names = [n for n in named_terms(query) if n.lower() not in titled and not self._index.contains_text(n)]
         passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
         judged = support(terms, unknown_names, passages, df, n_chunks)
         if not hits or not judged.supported:

@@ -598,3 +598,14 @@ def test_a_recommendation_is_not_reported_as_not_stated_and_no_equation_is_quote
     assert "the Monte Carlo approach should not be used at all" in answer.text
     assert "þ" not in answer.text
     assert not answer.notes
+
+
+def test_a_document_called_by_its_file_names_acronym_is_not_an_unknown_name_owid(answerer):
+    """Review 18, Q16: "the OWID piece" names owid-ritchie-2020-food-choice-vs-eating-local.pdf by its file name; the
+    article prints "Our World in Data", never "OWID", so the question was refused with "The library never mentions
+    OWID". Ritchie 2020, p. 2: air freight "emits 50 times more CO2eq than boat per tonne kilometer"."""
+    answer = answerer.ask("According to the OWID piece, how much does transport contribute to food emissions, and is "
+                          "air freight an exception?")
+    assert not answer.abstained
+    assert "it emits 50 times more CO2eq than boat per tonne kilometer" in answer.text
+    assert {c.source for c in answer.citations} == {"owid-ritchie-2020-food-choice-vs-eating-local.pdf"}
