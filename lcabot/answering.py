@@ -60,6 +60,7 @@ GRAPH_FACT_MIN = 0.8  # fact score (specific concepts, stated often) for its pas
 # passage that answers: dev recall@5 0.78 against 0.83 at 0.8; multi-hop 0.7 at both)
 _ONTOLOGY = load_ontology()
 _MARKUP = re.compile(r"<[@!#][^>]{0,80}>|</?at>")
+_CONTRACTION = re.compile(r"\b(what|which|where|who|how|that|it|there)['’]s\b", re.I)
 _FOLLOWUP = re.compile(
     r"^\s*(and|but|also|what about|how about|then|so|or|same)\b|\b(it|that|this|those|these|they|them|its|there)\b",
     re.I,
@@ -73,6 +74,7 @@ def clean_question(question: str) -> str:
         QuestionError: nothing is left, or more than :data:`MAX_QUESTION_CHARS` characters.
     """
     text = " ".join(_MARKUP.sub(" ", question).split())
+    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} is", text)  # "what's the GWP …" asks as "what is the GWP …"
     if not text:
         raise QuestionError(messages.empty_question())
     if len(text) > MAX_QUESTION_CHARS:
@@ -326,6 +328,16 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
                           r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
 
+_REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
+                          r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
+_GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
+                           r"driven by|(?:primary|main) (?:difference|reason|driver)|reasons?|justif\w*|assum\w*)\b",
+                           re.I)
+# an amount stated by what it may not exceed: "restrict the number of Monte Carlo runs to a number not greater than the
+# sample sizes used for the input parameters" (Heijungs 2020, p. 394)
+_RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
+                              r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
+_SORT_NOUNS = frozenset({"sources", "source", "types", "type", "kinds", "kind", "sorts", "forms", "elements"})
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -355,13 +367,17 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # a part asking what a term is, is answered by a statement of what it is ("the FU is 1 kg of hydrogen at
         # 88 MPa"), not by one using it ("the GHG emissions rate for the assumed functional unit")
         term = asked_term(part)
-        noun = content_terms(asked_noun(part))
+        # (its words but a head naming only a sort of thing: "which emission sources" asks which emissions)
+        noun = [t for t in content_terms(asked_noun(part)) if t not in _SORT_NOUNS]
         # a concept the part names is named where the concept or a kind of it is: "a cradle-to-factory gate scope"
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
         covered = False
         for text, known, title in zip(texts, described, titles, strict=True):
-            own = [t for t in terms if t not in known] or terms
+            # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
+            # recommend …", "On the number of Monte Carlo runs …") is judged on its words but the authors' and years
+            own = [t for t in terms if t not in known] or [t for t in terms if not t.isdigit() and t not in names] \
+                or terms
             kinds = {k for m in _ONTOLOGY.mentions(normalise(text)) for k in _ONTOLOGY.kinds(m.name)}
             held = {t for name, words in concepts.items() if name in kinds for t in words}
             if term:
@@ -377,15 +393,21 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             if len(noun) > 1 and not all(t in held or term_present(t, text) or term_present(t, title) for t in noun):
                 continue
             if (sum(t in held or term_present(t, text) for t in own) >= max(1, len(own) / 2)
-                    and (not numeric or (states_quantity(text, quantity) if amount else re.search(r"\d", text)))) or (
+                    and (not numeric or (states_quantity(text, quantity) if amount
+                                         else re.search(r"\d", text) or _RELATIVE_AMOUNT.search(text)))) or (
                     # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
                     # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without
                     # CO2 sequestration" (Burchart et al. p. 13)
                     quantity in VALUE_UNITS and states_quantity(text, quantity)
-                    and any(term_present(n, text) or n in known for n in names)):
+                    and (not names or any(term_present(n, text) or n in known for n in names))):
                 covered = True
                 break
+        # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
+        # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
+        # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
+        if not covered and _REASON_PART.match(part) and any(_GIVES_REASON.search(text) for text in texts):
+            covered = True
         if terms and not covered:
             missing.append(part)
     return missing

@@ -5,8 +5,10 @@ that fails one.
 A quote fails when it is an entry of a reference list; when it reports another work's result and the question is
 about one document's own work ("(DEFRA and BSI, 2011)", "[84]", "previous studies found"); when it is one of the
 statements its document calls wrong; when it is a fragment (it starts mid-sentence or ends on a word no sentence
-ends with); when it gives a baseline value and the question names a scenario or sensitivity case; when it addresses
-instructions to a reader or an AI system. A number with a unit in a claim must occur in its evidence with the same unit.
+ends with); when it gives a baseline value and the question names a scenario or sensitivity case; when it comes from
+a section trying other choices than the study's own (a sensitivity analysis) and the question asks of none; when it
+addresses instructions to a reader or an AI system. A number with a unit in a claim must occur in its evidence with
+the same unit.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from lcabot.questions import QuestionFrame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 from lcabot.support import editions, is_reference_list
 
-GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline", "edition")
+GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline", "edition", "sensitivity")
 _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
@@ -38,7 +40,17 @@ _OPEN_END = re.compile(
     r"concerned with|such as)\s*$", re.I)
 _CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+[a-z]?\s*[–—:.\-]", re.I)
 # the operators of an equation as a math font prints them in extracted text: þ for +, ¼ for = ("g ¼ BA−1 f")
+# a caption with the text printed beside it run into it: "Fig. 8 Overview of the best performing methods … seemed
+# less relevant as even the slowest performing methods took less than an hour" (Groen et al. 2016, p. 11)
+_CAPTION_RUN = re.compile(r"^\s*(?:Figure|Fig\.|Table)\s*[A-Z]?\d+[a-z]?\s+[A-Z][a-z]+\s+(?:of|for|in|on|by|and)\s")
+_PLACEHOLDER = re.compile(r"\[[^\]\d][^\]]{20,}\]")  # a bracketed instruction, not a citation ("[84]")
 _FORMULA_GLYPH = re.compile(r"\wþ|þ\w|\d ?þ|þ ?\d|(?<!\w)\w ¼ |\s¼ \w(?!\w)")
+# the title of a section trying other choices than the study's own, and a question asking about such cases
+_SENSITIVITY_SECTION = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?\s+)?(?:sensitivity analys[ie]s|sensitivit(?:y|ies)"
+                                  r"(?=\s*(?:$|:|and\b|to\b))|model uncertainty|scenario analys[ie]s|uncertainty "
+                                  r"analys[ie]s|alternative scenarios?)", re.I)
+_ASKS_SENSITIVITY = re.compile(r"\b(?:sensitiv\w*|uncertaint\w*|scenarios?|alternatives?|robust\w*|what if|"
+                               r"instead)\b|\bif\b", re.I)
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
 _NUMBER_UNIT = re.compile(
     r"(?<![\w.])([-−–]?\d+(?:[.,]\d+)*)\s*(%|kg\s?CO2\s?e?q?\.?|kg CO2e|g\s?CO2\s?e?q?|t\s?CO2\s?e?q?|kg|g|t|km|MJ|kWh|"
@@ -82,6 +94,10 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     read_under = (evidence.context, where.group(1) if where else "", f"{evidence.context} {evidence.reading or text}")
     if any(other_scenario(t, question) for t in read_under if t.strip()):
         return "baseline"
+    if _SENSITIVITY_SECTION.search(evidence.section or "") and not _ASKS_SENSITIVITY.search(question.text):
+        return "sensitivity"  # a case the study tried instead of its own choice: "we allocate 50% of the impact of
+        # the primary production of vegetable oil to UCO" (Moretti et al. 2020, 4.2 Model uncertainty, p. 8) is no
+        # answer to how the study handled multifunctionality (UCO enters free of burden, p. 2)
     return None
 
 
@@ -153,8 +169,15 @@ def is_fragment(text: str) -> bool:
     text = text.strip()
     if not text:
         return True
-    if _CAPTION.match(text) and len(text) < 160:
-        return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing
+    if _CAPTION.match(text) and (len(text) < 160 or re.match(r"\s*(?:Figure|Fig\.)", text)):
+        return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing;
+        # so does a figure's caption of any length ("Fig. 2. Breakdown of cradle-to-factory gate environmental impact
+        # of UCO-based PP per key-unit process (…)", Moretti et al. 2020, p. 7)
+    if _CAPTION_RUN.match(text):
+        return True
+    if sum(len(m) for m in _PLACEHOLDER.findall(text)) > len(text) / 2:
+        return True  # a form's blank to fill in: "Boundary, including life cycle stages and [Life cycle stages
+        # accounted for in the PCF …]" (Pathfinder Framework, Appendix B: PCF Questionnaire, p. 42)
     if _FORMULA_GLYPH.search(text):  # an equation the parser ran into the sentence: "… are incompatible with lnX 1
         return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
     if LIST_ITEM.match(text) or text.startswith("|"):

@@ -210,10 +210,12 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
                           r"Those|Such|This(?!\s+(?:study|paper|article|work|report|guidance|document|section|chapter|"
                           r"annex|table|figure|framework|standard)\b))\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
-                          r"worth)\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
+                          r"worth)\b|\s+(?:is|has been)\s+(?:often\s+|sometimes\s+|commonly\s+|frequently\s+|"
+                          r"widely\s+)?(?:claimed|argued|suggested|said|believed)\s+that\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
                           r"\s+(?:also\s+)?(?:seems|appears)\b)")
 # (an impersonal "it": "It is important to note …", "From these results, it can be concluded …", "It seems strange
-# not to accept …")
+# not to accept …", "It is often claimed that …", a claim the document reports and may go on to reject: Finnveden et
+# al. 2022, p. 3)
 # a sentence drawing its point from the one before it ("… sold in mass units. Therefore, for the present analysis,
 # the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
 # document's own conclusion answers on its own

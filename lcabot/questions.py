@@ -17,8 +17,9 @@ _NUMERIC = re.compile(
     r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
     r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|\bwhat (?:[\w-]+ )?(?:prices?|costs?)\b|"
     r"\b(?:acidification|eutrophication)(?:\s+(?:potential|index|rate))?\s+(?:of|for|per|with|without|in)\b|"
-    r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|maximum|minimum|highest|lowest|threshold|"
-    r"default (?:split|value|transport)|distances?|shares?|results?)\b|"
+    r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|(?:maximum|minimum)(?!\s+(?:set|list)\b)|highest|lowest|"
+    r"threshold|"
+    r"default (?:split|value|transport)|distances?|(?<!to )(?<!must )(?<!shall )shares?|results?)\b|"
     r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
     re.I,
 )
@@ -61,14 +62,17 @@ _DEFINED_TERM = (
 # Words that name a scenario or sensitivity case rather than the baseline
 _SCENARIO = re.compile(
     r"\b(?:with(?:out)? (?:carbon capture|ccs|sequestration|biogenic carbon removal|bcr)|sequestered|"
-    r"not sequestered|non-seq\w*|ccs|sustainable|conventional|sensitivity|alternative|scenario\s+\w+|"
+    r"not sequestered|non-seq\w*|ccs|sustainable|conventional|"
+    # a sensitivity case, not the topic of sensitivity analysis (Groen et al. 2016)
+    r"sensitivity(?!\s+(?:analys[ie]s|methods?|ind(?:ex|ices)|measures?|coefficients?))|alternative|scenario\s+\w+|"
     r"globally sourced|cargo ship|air freight|freight flight|(?:inside|within|outside(?: of)?) europe)\b", re.I
 )
 # The section or clause a question names ("section 7.2.1 of Pathfinder", "clause 6.3.5", "Annex B.2")
 _SECTION = re.compile(r"\b(?:section|clause|chapter|§|annex)\s*((?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\b)", re.I)
 # The quantity a numeric question asks for, and the unit a value of it is printed with
 QUANTITIES = (
-    ("%", re.compile(r"\b(?:percent(?:age)?|per cent|shares?|proportion|contribut\w*)\b|%", re.I),
+    ("%", re.compile(r"\b(?:percent(?:age)?|per cent|(?<!to )(?<!must )(?<!shall )shares?|proportion|"
+                     r"contribut\w*)\b|%", re.I),
      re.compile(r"\d\s*%")),
     ("duration", re.compile(r"\bhow long\b|\b(?:validity|valid|period)\b", re.I),
      re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:years?|months?|weeks?|days?)\b",
@@ -96,7 +100,9 @@ QUANTITIES = (
     ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
      re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
-    ("limit", re.compile(r"\b(?:maximum|max|minimum|min|at (?:most|least)|upper|lower|limit|highest|lowest)\b", re.I),
+    # (not "the minimum set of data elements" to share, Pathfinder Framework 7.1, p. 33: a list)
+    ("limit", re.compile(r"\b(?:maximum|max|minimum|min|at (?:most|least)|upper|lower|limit|highest|lowest)\b"
+                         r"(?!\s+(?:set|list)\b)", re.I),
      re.compile(r"[≤≥<>]\s*\d|\b(?:not|never) (?:be )?(?:higher|greater|more|lower|less) than \d|"
                 r"\bnot exceed \d|\b(?:maximum|minimum) (?:of )?\d|\bat (?:most|least) \d", re.I)),
 )
@@ -120,7 +126,8 @@ _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|incl
 # "… the total carbon footprint of conventional coffee from Vietnam and of sustainable coffee from Brazil": the same
 # thing asked of a second case, which repeats the preposition
 # a part asking as the one before it did, of its last word: "… which method was fastest and which slowest"
-_ELLIPTIC = re.compile(r"^(?:which|what|who)\s+[\w-]+$", re.I)
+# (the question's closing phrase may follow it: "… and which slowest in Groen et al. 2016")
+_ELLIPTIC = re.compile(r"^(?:which|what|who)\s+([\w-]+)((?:\s+(?:in|of|for|by|among|according to)\b.*)?)$", re.I)
 _SECOND_CASE = re.compile(r",?\s+and\s+(of|for)\s+(?=\S)", re.I)
 
 
@@ -186,8 +193,9 @@ def sub_questions(question: str) -> list[str]:
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
     for i in range(1, len(parts)):  # "which method was fastest and which slowest": "which method was slowest"
-        if _ELLIPTIC.match(parts[i]) and len(parts[i - 1].split()) >= 3:
-            parts[i] = f"{parts[i - 1].rsplit(' ', 1)[0]} {parts[i].split()[-1]}"
+        elliptic = _ELLIPTIC.match(parts[i])
+        if elliptic and len(parts[i - 1].split()) >= 3:
+            parts[i] = f"{parts[i - 1].rsplit(' ', 1)[0]} {elliptic.group(1)}{elliptic.group(2)}"
     parts = [p for p in parts if len(p.split()) >= 3] or [question]
     for i in range(len(parts) - 1, 0, -1):  # "… ? Give both values." asks the part before for its values
         if _GIVE.match(parts[i]):

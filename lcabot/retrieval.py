@@ -35,7 +35,7 @@ STOPWORDS = frozenset(
     should so some such than that the their them then there these they this those through to too under until up very
     was we were what when where which while who whom why will with would you your yours get gets give gives say says
     said tell according want use used using allowed many much we us paper study guidance document must may might shall
-    need needs regarding concerning""".split()
+    need needs regarding concerning piece vs versus""".split()
 )
 # the words a definition question asks with ("How does the guidance define …"): not what it asks about
 ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")

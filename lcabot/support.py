@@ -32,9 +32,18 @@ def _stem(term: str) -> str:
 
 def term_present(term: str, text: str) -> bool:
     """True when ``term`` (or a word sharing its stem, e.g. capture/captured) occurs in ``text``, in British or
-    American spelling ("characterisation factors" in "characterization factors", Pathfinder Framework p. 18)."""
+    American spelling ("characterisation factors" in "characterization factors", Pathfinder Framework p. 18), or a
+    word of :data:`EQUIVALENT_STEMS` in its place ("are the use phase and end-of-life included" is answered by
+    "… exclude downstream emissions related to the product use and end-of-life stages", p. 18)."""
     stem = _SPELLING.sub("i[sz]", re.escape(_stem(term)))
+    stem = "(?:" + "|".join([stem, *EQUIVALENT_STEMS.get(_stem(term), ())]) + ")"
     return re.search(r"(?<![^\W_])" + stem, for_search(text).lower()) is not None
+
+
+# stems that answer for one another: a life cycle phase is a stage; whether a stage is included is said by what is
+# excluded, and what is left out or omitted by what is excluded
+EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",), "exclu": ("inclu",),
+                   "leave": ("exclu",), "omit": ("exclu",), "omitt": ("exclu",)}
 
 
 _SPELLING = re.compile(r"(?<=[a-z]{3})i[sz](?=at|e|ing)")

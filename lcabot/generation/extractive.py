@@ -73,6 +73,9 @@ _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonl
 _TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b", re.I)
 _TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)", re.I)
 _ONTOLOGY = load_ontology()
+_SUPERLATIVE = re.compile(r"(?:fast|slow|high|low|larg|small|great|bigg|cheap|short|long|strong|weak|heavi|easi|"
+                          r"earli|lat|clos|near)est|best|worst")
+_CONTRAST = re.compile(r"\bwhereas\b|\bin contrast\b", re.I)
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
 
@@ -231,6 +234,9 @@ class ExtractiveGenerator:
         kind = asked_noun(question).rpartition(" ")[2]
         if kind in weight:  # "which carbon footprint standard": a standard is what is asked for
             weight[kind] *= TYPE_WEIGHT
+        for term in weight:  # "which method was fastest": of the methods, the fastest is what is asked for
+            if _SUPERLATIVE.fullmatch(term):
+                weight[term] *= TYPE_WEIGHT
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
             present[symbol] = [names_parameter(text, symbol) for text in texts]
@@ -298,7 +304,11 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                      ) -> tuple[int, bool]:
                 text = candidates[i].reading or candidates[i].text
                 held = sum(term_present(t, text) for t in own)
-                return (0 if held > sum(term_present(t, text) for t in theirs) else 1 if held else 2,
+                others = sum(term_present(t, text) for t in theirs)
+                # one sentence setting the two against each other answers both: "Key issue analysis … was fastest,
+                # whereas the Sobol' method … was slowest" (Groen et al. 2016, p. 1)
+                contrasted = held and others and _CONTRAST.search(text) is not None
+                return (-1 if contrasted else 0 if held > others else 1 if held else 2,
                         bool(head) and not term_present(head, text))
             free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
         kinds = _kinds_of(noun, part)
@@ -307,7 +317,11 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # approach are adopted" gives Moretti et al.'s boundary and their LCA approach
         stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
             i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
-            i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)]
+            i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)
+            # and holds what this part asks distinctly: "which method was slowest" is not answered by "The
+            # comparison of the sensitivity methods was based on four aspects" (Groen et al. 2016, p. 1)
+            and (not distinct[n] or any(term_present(t, candidates[i].reading or candidates[i].text)
+                                        for t in distinct[n]))]
         leads.append((stating or free)[0])
     return list(dict.fromkeys(leads))
 

@@ -600,6 +600,51 @@ def test_a_recommendation_is_not_reported_as_not_stated_and_no_equation_is_quote
     assert not answer.notes
 
 
+def _not_stated_notes(answer) -> list[str]:
+    return [n for n in answer.notes if "do not state this part" in n]
+
+
+def test_vs_contractions_reasons_and_relative_amounts_answer_their_parts(answerer):
+    """Review 18 (Q01, Q02, Q08): notes denied parts the quotes above them answer. Nab & Maslin 2020, p. 12: 16.04
+    and 14.61 kg CO2e kg–1 with the transport distance as the difference ("vs" is no word a quote must hold); p. 7:
+    "… at least 20 years, such that emissions from land use change … can be excluded" (what was left out, and why);
+    Heijungs 2020, p. 394: "restrict the number of Monte Carlo runs to a number not greater than the sample sizes"."""
+    vietnam = answerer.ask("For the Nab & Maslin coffee LCA: what's the total footprint of conventional Arabica from "
+                           "Vietnam vs Brazil once processing is included, and what drives the difference?")
+    assert "16.04 kg CO2e kg–1 green coffee" in vietnam.text and "14.61 kg CO2e kg–1 green coffee" in vietnam.text
+    assert _not_stated_notes(vietnam) == []
+    excluded = answerer.ask("In the Nab & Maslin coffee footprint, what functional unit did they use, and which "
+                            "emissions did they leave out of scope and on what justification?")
+    assert "1 kg of green Arabica coffee beans" in excluded.text.split("\n", 1)[0]
+    assert "such that emissions from land use change and carbon storage by shade trees can be excluded" in excluded.text
+    assert _not_stated_notes(excluded) == []
+    runs = answerer.ask("How many Monte Carlo runs does Heijungs (2020) recommend for comparative LCA, and what about "
+                        "pedigree-based uncertainty?")
+    assert "restrict the number of Monte Carlo runs to a number not greater than the sample sizes" in runs.text
+    assert "the Monte Carlo approach should not be used at all" in runs.text
+    assert _not_stated_notes(runs) == []
+
+
+def test_a_sensitivity_case_is_not_quoted_as_the_studys_method_moretti_4_2(answerer):
+    """Review 18, Q06: Moretti et al. 2020, 4.2 Model uncertainty (pp. 8–9) tries a 50/50 allocation to UCO and
+    substitution of all by-products; the study's own choices are on pp. 2 and 4–5. Neither case is quoted as the
+    method."""
+    answer = answerer.ask("How did Moretti et al. handle multifunctionality in the UCO-PP system — the UCO feedstock, "
+                          "the hydrotreatment step and the steam cracker?")
+    assert "we allocate 50% of the impact of the primary production of vegetable oil to UCO" not in answer.text
+    assert not [c for c in answer.citations if (c.section or "").startswith("4.2 Model uncertainty")]
+
+
+def test_a_rebutted_claim_is_not_quoted_with_the_sentence_before_it_finnveden_p3(answerer):
+    """Review 18, Q07: Finnveden et al. 2022, p. 3: "It is often claimed that system expansion in a broad sense should
+    not be used for ALCA" is the claim the paper goes on to reject; it was quoted as the end of the answer's main
+    quote, joined to the sentence before it as if "It" referred back."""
+    answer = answerer.ask("Is it legit to use substitution / avoided burden in an attributional LCA? What do Finnveden "
+                          "et al. (2022) argue?")
+    assert not answer.abstained
+    assert "It is often claimed that system expansion in a broad sense should not be used for ALCA" not in answer.text
+
+
 def test_a_document_called_by_its_file_names_acronym_is_not_an_unknown_name_owid(answerer):
     """Review 18, Q16: "the OWID piece" names owid-ritchie-2020-food-choice-vs-eating-local.pdf by its file name; the
     article prints "Our World in Data", never "OWID", so the question was refused with "The library never mentions

@@ -1017,3 +1017,31 @@ def test_a_sentence_an_equation_runs_into_is_no_quote():
                        "incompatible with lnX 1 2 þ 4þsinX 2.")
     assert is_fragment("The scaling vector is then given by g ¼ BA−1 f for the demand.")
     assert not is_fragment("About ¼ of the emissions come from transport.")
+
+
+def test_a_caption_run_into_text_and_a_forms_placeholder_are_fragments():
+    """Groen et al. 2016, p. 11: the Fig. 8 caption with the next page's text run into it; Pathfinder Framework p. 42:
+    a questionnaire row whose answer is a bracketed instruction; Moretti et al. 2020, p. 7: a long figure caption."""
+    assert is_fragment("Fig. 8 Overview of the best performing methods in the case of large (cv = 30%) or small "
+                       "(cv = 5%) input uncertainty and sensitive (case study 1) or not (case study 2) to small "
+                       "changes in the input parameters seemed less relevant as even the slowest performing methods "
+                       "took less than an hour.")
+    assert is_fragment("Boundary, including life cycle stages and [Life cycle stages accounted for in the PCF and "
+                       "attributable processes in each life cycle stage]")
+    assert is_fragment("Fig. 2. Breakdown of cradle-to-factory gate environmental impact of UCO-based PP per key-unit "
+                       "process (climate change shown without biogenic carbon removal (BCR)).")
+    assert not is_fragment("Figure 6 shows the same impact categories, but excluding sequestration operations.")
+    assert not is_fragment("Table 6 gives an indication of performance of the sensitivity methods.")
+    assert not is_fragment("The A factor values shall be in the range 0.2 ≤ A ≤ 0.8 [84].")
+
+
+def test_a_sensitivity_case_does_not_answer_a_question_on_the_studys_own_choice():
+    """Moretti et al. 2020, 4.2 Model uncertainty, p. 8: the 50/50 allocation to UCO is a case tried against the
+    baseline (UCO enters free of burden, p. 2)."""
+    case = Evidence("E0000000002", "d", "moretti.pdf", "Moretti", "4.2 Model uncertainty: multifunctionality", 8, "8",
+                    "Accordingly, we allocate 50% of the impact of the primary production of vegetable oil to UCO.",
+                    "c")
+    assert failed_gate(case, frame("How did Moretti et al. handle multifunctionality for the UCO feedstock?")) \
+        == "sensitivity"
+    assert failed_gate(case, frame("What allocation did Moretti et al. test in the sensitivity analysis?")) is None
+    assert failed_gate(case, frame("What if UCO is not treated as a waste in Moretti et al.?")) is None

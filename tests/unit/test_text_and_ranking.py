@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lcabot.answering import resolve_followup
+from lcabot.answering import clean_question, resolve_followup
 from lcabot.ledger import split_sentences
 from lcabot.models import Turn
 from lcabot.normalize import collapse, for_search, match_key
+from lcabot.questions import frame
 from lcabot.retrieval import content_terms, mmr, reciprocal_rank_fusion
-from lcabot.support import named_terms, split_compounds, support
+from lcabot.support import named_terms, split_compounds, support, term_present
 from lcabot.verify import numbers_in
 
 
@@ -134,3 +135,23 @@ def test_a_run_of_names_is_not_a_statement():
     assert not is_name_run("Eutrophication, Accumulated Exceedance mol N eq (AE)")
     assert not is_name_run("Grey2Green-II Petrogal S.A. Portugal Bid Price EUR 84,227,910")
     assert not is_name_run("the total amount of support comes to EUR million over ten years and more")
+
+
+def test_an_elliptic_part_keeps_the_questions_closing_phrase_and_sensitivity_analysis_is_no_scenario():
+    """"… fastest and which slowest in Groen et al. 2016" asks of the slowest method in that paper; "global
+    sensitivity analysis" is its topic, not a sensitivity case."""
+    asked = frame("Which global sensitivity analysis method was fastest and which slowest in Groen et al. 2016?")
+    assert asked.parts == ("Which global sensitivity analysis method was fastest",
+                           "Which global sensitivity analysis method was slowest in Groen et al. 2016")
+    assert asked.scenario == ()
+    assert frame("What is the GWP in the sensitivity case with a 50/50 allocation?").scenario == ("sensitivity",)
+
+
+def test_contractions_are_read_and_equivalent_stems_stand_in():
+    """Slack users write "what's"; "are the use phase and end-of-life included" is answered by "… exclude downstream
+    emissions related to the product use and end-of-life stages" (Pathfinder Framework p. 18)."""
+    assert clean_question("Burchart: what's the GWP per kg H2?") == "Burchart: what is the GWP per kg H2?"
+    assert term_present("phase", "the product use and end-of-life stages")
+    assert term_present("included", "exclude downstream emissions")
+    assert term_present("leave", "can be excluded")
+    assert not term_present("phase", "the product use and end-of-life")
