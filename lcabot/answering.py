@@ -20,6 +20,7 @@ from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hi
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     ATTRIBUTION,
+    SORT_NOUNS,
     QuestionFrame,
     asked_noun,
     asked_term,
@@ -328,6 +329,8 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
                           r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
 
+# words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
+_NOT_ASKED = frozenset({"et", "al", "based", "related", "derived"})
 _REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
                           r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
 _GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
@@ -337,7 +340,6 @@ _GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so 
 # sample sizes used for the input parameters" (Heijungs 2020, p. 394)
 _RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
                               r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
-_SORT_NOUNS = frozenset({"sources", "source", "types", "type", "kinds", "kind", "sorts", "forms", "elements"})
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -357,7 +359,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         titles.append(" ".join(e.section or "" for e in evidence))
     missing = []
     for part in asked.parts:
-        terms = [t for t in split_compounds(content_terms(ATTRIBUTION.sub("", part))) if t not in ("et", "al")
+        terms = [t for t in split_compounds(content_terms(ATTRIBUTION.sub("", part))) if t not in _NOT_ASKED
                  and not _ASKING_VERB.fullmatch(t)]
         numeric = kind_of(part) == "numeric"
         quantity, symbols = frame(part).quantity, frame(part).parameters
@@ -368,7 +370,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # 88 MPa"), not by one using it ("the GHG emissions rate for the assumed functional unit")
         term = asked_term(part)
         # (its words but a head naming only a sort of thing: "which emission sources" asks which emissions)
-        noun = [t for t in content_terms(asked_noun(part)) if t not in _SORT_NOUNS]
+        noun = [t for t in content_terms(asked_noun(part)) if t not in SORT_NOUNS]
         # a concept the part names is named where the concept or a kind of it is: "a cradle-to-factory gate scope"
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
@@ -395,11 +397,12 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             if (sum(t in held or term_present(t, text) for t in own) >= max(1, len(own) / 2)
                     and (not numeric or (states_quantity(text, quantity) if amount
                                          else re.search(r"\d", text) or _RELATIVE_AMOUNT.search(text)))) or (
-                    # a value in the unit the part asks for, of the thing the part names: "For the hydrogen produced
+                    # a value in the unit the part asks for (a duration for "how long": "up to 3 years", JRC ILCD
+                    # compliance rules p. 10), of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
                     # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without
                     # CO2 sequestration" (Burchart et al. p. 13)
-                    quantity in VALUE_UNITS and states_quantity(text, quantity)
+                    bool(quantity) and states_quantity(text, quantity)
                     and (not names or any(term_present(n, text) or n in known for n in names))):
                 covered = True
                 break

@@ -43,7 +43,9 @@ _CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+
 # a caption with the text printed beside it run into it: "Fig. 8 Overview of the best performing methods … seemed
 # less relevant as even the slowest performing methods took less than an hour" (Groen et al. 2016, p. 11)
 _CAPTION_RUN = re.compile(r"^\s*(?:Figure|Fig\.|Table)\s*[A-Z]?\d+[a-z]?\s+[A-Z][a-z]+\s+(?:of|for|in|on|by|and)\s")
+_CLAUSE_ONLY = re.compile(r"^(?:If|When|Although|Though|Because|Unless|Whereas)\b[^,;:.]{0,150}\.(?:\s|$)")
 _PLACEHOLDER = re.compile(r"\[[^\]\d][^\]]{20,}\]")  # a bracketed instruction, not a citation ("[84]")
+_RULE = re.compile(r"\b(?:shall|must)\b")
 _FORMULA_GLYPH = re.compile(r"\wþ|þ\w|\d ?þ|þ ?\d|(?<!\w)\w ¼ |\s¼ \w(?!\w)")
 # the title of a section trying other choices than the study's own, and a question asking about such cases
 _SENSITIVITY_SECTION = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?\s+)?(?:sensitivity analys[ie]s|sensitivit(?:y|ies)"
@@ -173,11 +175,13 @@ def is_fragment(text: str) -> bool:
         return True  # "Equation 19 – Modular form of the Circular Footprint Formula (CFF-M)" labels, it states nothing;
         # so does a figure's caption of any length ("Fig. 2. Breakdown of cradle-to-factory gate environmental impact
         # of UCO-based PP per key-unit process (…)", Moretti et al. 2020, p. 7)
-    if _CAPTION_RUN.match(text):
-        return True
-    if sum(len(m) for m in _PLACEHOLDER.findall(text)) > len(text) / 2:
+    if _CAPTION_RUN.match(text) or _CLAUSE_ONLY.match(text):
+        return True  # (a clause that never reaches its main one: "If large-scale Monte Carlo simulations. This is an
+        # important take-home message …", Heijungs 2020, p. 401, where the parser lost the equation between them)
+    if sum(len(m) for m in _PLACEHOLDER.findall(text) if not _RULE.search(m)) > len(text) / 2:
         return True  # a form's blank to fill in: "Boundary, including life cycle stages and [Life cycle stages
-        # accounted for in the PCF …]" (Pathfinder Framework, Appendix B: PCF Questionnaire, p. 42)
+        # accounted for in the PCF …]" (Pathfinder Framework, Appendix B: PCF Questionnaire, p. 42); not one stating
+        # a rule: "[Global warming potential factors, which shall be derived from the IPCC Assessment Report AR 5]"
     if _FORMULA_GLYPH.search(text):  # an equation the parser ran into the sentence: "… are incompatible with lnX 1
         return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
     if LIST_ITEM.match(text) or text.startswith("|"):

@@ -38,7 +38,10 @@ _DEFINITION = re.compile(r"(?:^|,)\s*what (?:is|are|does|do|was|were)\b|\bstand 
 # a part asking where a value comes from, not for the value: "which source shall the 100-year GWP characterisation
 # factors be derived from" (Pathfinder Framework: "the IPCC Assessment Report AR 5", p. 18)
 _SOURCE = re.compile(r"(?:^|,)\s*(?:and\s+)?(?:which|what)\s+(?:sources?|standards?|reports?|databases?|datasets?|"
-                     r"references?|guidelines?)\b", re.I)
+                     r"references?|guidelines?)\b|"
+                     # which set of values to use, not a value: "which GWP values do you have to use" (Pathfinder
+                     # Framework p. 18: "… shall be derived from the IPCC Assessment Report AR 5")
+                     r"\bwhich\s+(?:[\w-]+\s+)?(?:values|factors)\s+(?:do|does|should|shall|must|to|are)\b", re.I)
 _LIST = re.compile(r"^\s*which\b|\blist\b|\bwhat (?:methods|categories|stages|standards|processes)\b", re.I)
 # The question is about one document's own work ("Nab & Maslin", "the coffee paper", "this study", "they get")
 _ABOUT_DOCUMENT = re.compile(
@@ -366,6 +369,12 @@ def frame(question: str) -> QuestionFrame:
 # the words before the verb
 _ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]+)\s+(?:did|does|do|was|were|is|are|has|"
                          r"have|had|can|could|should|must|may)\b", re.I)
+
+
+# the head nouns that name only a sort of thing: "which emission sources" asks which emissions, "which GWP values" which
+# GWP
+SORT_NOUNS = frozenset({"sources", "source", "types", "type", "kinds", "kind", "sorts", "forms", "elements", "values",
+                        "factors"})
 
 
 def asked_noun(question: str) -> str:

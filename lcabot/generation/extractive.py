@@ -18,6 +18,7 @@ from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
+    SORT_NOUNS,
     QuestionFrame,
     asked_noun,
     asked_term,
@@ -213,7 +214,8 @@ class ExtractiveGenerator:
         vectors = self._embedder.embed([question, *texts])
         cosine = vectors[1:] @ vectors[0]
         terms = [t for t in content_terms(question) if t not in naming
-                 and not (asked.defines and ASKING_DEFINITION.fullmatch(t))]
+                 and not (asked.defines and ASKING_DEFINITION.fullmatch(t))
+                 and not (t in SORT_NOUNS and t in asked_noun(question).split())]  # "which GWP values": GWP
         # a term of a concept the question names is present where the concept is, under any of its names
         # ("life cycle inventory" in "the LCI stage", "hydrogen" in "kg H2") or a kind of it ("system boundary" in "a
         # cradle-to-factory gate scope")
@@ -231,7 +233,8 @@ class ExtractiveGenerator:
         for t, words in concept_words.items():  # a concept weighs as one term, however long its name
             if t in weight:
                 weight[t] /= words
-        kind = asked_noun(question).rpartition(" ")[2]
+        # (the noun before a head naming only a sort of thing: "which GWP values" asks which GWP)
+        kind = next((w for w in reversed(asked_noun(question).split()) if w not in SORT_NOUNS), "")
         if kind in weight:  # "which carbon footprint standard": a standard is what is asked for
             weight[kind] *= TYPE_WEIGHT
         for term in weight:  # "which method was fastest": of the methods, the fastest is what is asked for
@@ -279,7 +282,7 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
     sentence again; "…, and what is the functional unit?" with "the FU is 1 kg of hydrogen at 88 MPa", not "the GHG
     emissions rate for the assumed functional unit"."""
     leads: list[int] = []
-    words = [set(content_terms(p)) - naming for p in parts]
+    words = [set(content_terms(p)) - naming - SORT_NOUNS for p in parts]
     # the words only one part asks with ("large" of "… performed best for small and for large input uncertainties")
     distinct = [w.difference(*(v for m, v in enumerate(words) if m != n)) for n, w in enumerate(words)]
     for n, (part, ranking) in enumerate(zip(parts, rankings[:-1], strict=True)):
@@ -298,7 +301,7 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         if distinct[n]:
             theirs = set().union(*(d for m, d in enumerate(distinct) if m != n and not (
                 (m == n - 1 and referent(parts, n)) or (m == n + 1 and referent(parts, m)))))
-            head = noun.rpartition(" ")[2]
+            head = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
 
             def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head
                      ) -> tuple[int, bool]:

@@ -622,6 +622,7 @@ def test_vs_contractions_reasons_and_relative_amounts_answer_their_parts(answere
                         "pedigree-based uncertainty?")
     assert "restrict the number of Monte Carlo runs to a number not greater than the sample sizes" in runs.text
     assert "the Monte Carlo approach should not be used at all" in runs.text
+    assert "If large-scale Monte Carlo simulations." not in runs.text  # a clause cut from its equation (p. 401)
     assert _not_stated_notes(runs) == []
 
 
@@ -654,3 +655,25 @@ def test_a_document_called_by_its_file_names_acronym_is_not_an_unknown_name_owid
     assert not answer.abstained
     assert "it emits 50 times more CO2eq than boat per tonne kilometer" in answer.text
     assert {c.source for c in answer.citations} == {"owid-ritchie-2020-food-choice-vs-eating-local.pdf"}
+
+
+def test_which_values_to_use_is_answered_by_their_source_pathfinder_gwp(answerer):
+    """Review 18, Q10: "which GWP values do you have to use" asks which set of values, not for a number: the
+    Pathfinder Framework derives the 100-year GWPs from the IPCC Assessment Report AR 5 (p. 18; the questionnaire,
+    p. 42, states the rule inside its brackets). The part was reported as not stated."""
+    answer = answerer.ask("Under the WBCSD Pathfinder Framework v1, what's the system boundary for a PCF and which GWP "
+                          "values do you have to use?")
+    lines = answer.text.split("\n")
+    assert "is a cradle-to-gate PCF" in lines[0]
+    assert "IPCC Assessment Report AR 5" in answer.text
+    assert _not_stated_notes(answer) == []
+
+
+def test_a_duration_answers_how_long_ilcd_entry_level_p10(answerer):
+    """Review 19, Q15: JRC ILCD compliance rules p. 10, the entry-level requirements "are defined to be in place for
+    up to 3 years"; the answer quoted it and then said that part was not stated ("how long" is asked with, not
+    said)."""
+    answer = answerer.ask("ILCD Data Network: how long were the entry-level requirements supposed to apply, and can a "
+                          "process dataset declare more than one quality level?")
+    assert "These are defined to be in place for up to 3 years" in answer.text.split("\n", 1)[0]
+    assert not [n for n in _not_stated_notes(answer) if "how long" in n]

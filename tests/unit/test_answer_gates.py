@@ -1045,3 +1045,18 @@ def test_a_sensitivity_case_does_not_answer_a_question_on_the_studys_own_choice(
         == "sensitivity"
     assert failed_gate(case, frame("What allocation did Moretti et al. test in the sensitivity analysis?")) is None
     assert failed_gate(case, frame("What if UCO is not treated as a waste in Moretti et al.?")) is None
+
+
+def test_a_bracketed_rule_in_a_form_is_no_placeholder():
+    """Pathfinder Framework, Appendix B (p. 42): the questionnaire states the GWP rule inside its brackets."""
+    assert not is_fragment("[Global warming potential factors, which shall be derived from the IPCC Assessment "
+                           "Report AR 5]")
+
+
+def test_a_subordinate_clause_without_its_main_clause_is_a_fragment():
+    """Heijungs 2020, p. 401: the parser lost an equation, leaving "If large-scale Monte Carlo simulations." joined to
+    the next sentence."""
+    assert is_fragment("If large-scale Monte Carlo simulations. This is an important take-home message of our "
+                       "analysis.")
+    assert not is_fragment("If the load is mass limited, a default utilisation ratio of 64% shall be used.")
+    assert not is_fragment("When input uncertainties are large, Spearman correlation coefficients performed best.")
