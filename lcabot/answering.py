@@ -249,7 +249,7 @@ class Answerer:
                                 {d: r.title for d, r in documents.items()})
         asked = frame(query)
         query_ = RetrievalQuery(query, k, tuple(doc_ids) if doc_ids else None, perspective, graph_chunks, named,
-                                _holds_asked(asked), asked.parameters, asked.section, asked.defines)
+                                _holds_asked(asked), asked.parameters, asked.section, asked.defines, _view_of(asked))
         hits = self._retriever.retrieve(query_)
         # "According to Our World in Data, …" asks that source: the documents whose byline, title or file name
         # (every passage's search text begins with them) names it, when some of the passages found are theirs
@@ -340,6 +340,11 @@ _GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so 
 # sample sizes used for the input parameters" (Heijungs 2020, p. 394)
 _RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
                               r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
+_ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
+                            re.I)
+_STATES_LEFT_OUT = re.compile(r"\bexclu\w*|\bnot (?:be(?:en)? )?(?:consider|includ|cover|taken into account)\w*|"
+                              r"\bomit\w*|\bleft out\b|\boutside (?:of )?the\b|\bcut[- ]off\b", re.I)
+_LEFT_OUT_WORD = re.compile(r"leav\w*|left|out|omit\w*|exclu\w*|included?|consider\w*")
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -394,6 +399,16 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # ratio of 64%" under "7.14.1.1 Truck transport", PEFCR guidance p. 95, is the truck's)
             if len(noun) > 1 and not all(t in held or term_present(t, text) or term_present(t, title) for t in noun):
                 continue
+            # what a boundary leaves out is said by a statement of what is out ("The following were not considered
+            # in the analysis: …", Burchart et al. 2023, p. 5), not by one of what it covers
+            if _ASKS_LEFT_OUT.search(part):
+                if not _STATES_LEFT_OUT.search(text):
+                    continue
+                # (which is the answer when the rest of the part is named there or in its section's title: "2.2
+                # Description of the System Examined: …")
+                if any(term_present(t, text) or term_present(t, title) for t in own if not _LEFT_OUT_WORD.fullmatch(t)):
+                    covered = True
+                    break
             if (sum(t in held or term_present(t, text) for t in own) >= max(1, len(own) / 2)
                     and (not numeric or (states_quantity(text, quantity) if amount
                                          else re.search(r"\d", text) or _RELATIVE_AMOUNT.search(text)))) or (
@@ -414,6 +429,17 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         if terms and not covered:
             missing.append(part)
     return missing
+
+
+_VIEW_TOPIC = re.compile(r"\b(?:say|argue|conclude|suggest|write|claim|position|view|stance)s?\b[^?]*?\b(?:about|on|"
+                         r"regarding|concerning)\s+([^?]+)", re.I)
+
+
+def _view_of(asked: QuestionFrame) -> tuple[str, ...]:
+    """The first two words of what a question asks a document's view on ("what do they say about the '100 % rule'"
+    → ``("100", "rule")``), or ``()`` when it asks for none."""
+    m = _VIEW_TOPIC.search(asked.text) if asked.asks_view else None
+    return tuple(content_terms(m.group(1))[:2]) if m else ()
 
 
 def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:

@@ -25,6 +25,10 @@ GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "basel
 _CITES_OTHER = re.compile(
     r"^(?:Previous|Other|Earlier|Several|Many|Most|Some) (?:LCAs?|studies|authors|works|assessments)\b|"
     r"^Studies have\b|^The authors of (?:the|that) (?:study|work|paper|analysis)\b|"
+    # a view the document sets out to answer: "Others would suggest that system expansion, in a narrow sense, can be
+    # used for ALCA, but substitution should not be used" (Finnveden et al. 2022, p. 3)
+    r"^(?:Others|Some(?: authors| practitioners)?) (?:would |might |may |could )?(?:suggest|argue|claim|say|state|"
+    r"hold)s?\b|^It is (?:often|commonly|sometimes|frequently) (?:claimed|said|argued|suggested|stated)\b|"
     r"\b(?:previous|earlier|other) (?:studies|work|LCAs) (?:found|showed|reported|estimated)\b|"
     # "The GHG emission factors available in the literature for hydrogen production …" (Burchart et al. p. 12)
     r"\b(?:available|reported|found|published) in the literature\b|"
@@ -54,6 +58,8 @@ _SENSITIVITY_SECTION = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?\s+)?(?:sensiti
 _ASKS_SENSITIVITY = re.compile(r"\b(?:sensitiv\w*|uncertaint\w*|scenarios?|alternatives?|robust\w*|what if|"
                                r"instead)\b|\bif\b", re.I)
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
+_CONTRASTED = re.compile(r"\b(?:compared (?:to|with)|unlike|differently|differs?|different from|instead|rather than|"
+                         r"whereas|than (?:in )?the)\b", re.I)
 _NUMBER_UNIT = re.compile(
     r"(?<![\w.])([-−–]?\d+(?:[.,]\d+)*)\s*(%|kg\s?CO2\s?e?q?\.?|kg CO2e|g\s?CO2\s?e?q?|t\s?CO2\s?e?q?|kg|g|t|km|MJ|kWh|"
     r"years?|days?|tonnes?)(?![\w])", re.I)
@@ -96,7 +102,10 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     read_under = (evidence.context, where.group(1) if where else "", f"{evidence.context} {evidence.reading or text}")
     if any(other_scenario(t, question) for t in read_under if t.strip()):
         return "baseline"
-    if _SENSITIVITY_SECTION.search(evidence.section or "") and not _ASKS_SENSITIVITY.search(question.text):
+    if (_SENSITIVITY_SECTION.search(evidence.section or "") and not _ASKS_SENSITIVITY.search(question.text)
+            and not (_BASELINE.search(text) and not _CONTRASTED.search(text))):  # (a sentence recalling the
+        # study's own choice is no case of it: "In the baseline calculations, energy allocation was used for
+        # hydrotreatment …", p. 8; one setting a case against it is: "Compared to the baseline, … exergy allocation")
         return "sensitivity"  # a case the study tried instead of its own choice: "we allocate 50% of the impact of
         # the primary production of vegetable oil to UCO" (Moretti et al. 2020, 4.2 Model uncertainty, p. 8) is no
         # answer to how the study handled multifunctionality (UCO enters free of burden, p. 2)

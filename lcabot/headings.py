@@ -7,6 +7,7 @@ follows plausibly from the previous heading, which keeps list items, years and t
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from lcabot.normalize import match_key
@@ -17,7 +18,7 @@ SECTION_START = re.compile(r"^\d{1,2}(?:\.\d{1,3}){0,4}\.?\s*[A-Z]")  # "7.6 Cut
 _TOC_ENTRY = re.compile(r"(?:\.{3,}|…|\s)\s*\d{1,3}$")
 _ANNEX = re.compile(r"^(annex|appendix)\s+([A-Z0-9]{1,3})\b[\s:.\-–]*(?P<title>.*)$", re.I | re.S)
 # the back matter a paper heads without a number ("REFERENCES", Nab & Maslin 2020, p. 17)
-_BACK_MATTER = re.compile(r"^(?:references|bibliography|literature cited|acknowledge?ments?|"
+_BACK_MATTER = re.compile(r"^(?:references|bibliography|literature cited|acknowledge?ments?|abbreviations|"
                           r"conflicts? of interest|declaration of competing interest)$", re.I)
 
 
@@ -87,6 +88,10 @@ class HeadingTracker:
     def __init__(self, toc: list[tuple[int, str, int]]) -> None:
         self._toc = [(lvl, " ".join(title.split()), page, match_key(title)) for lvl, title, page in toc]
         self._outline_depth = max((lvl for lvl, _, _ in toc), default=0)
+        # the outline level of a document's sections: below a lone root entry naming the whole document (Moretti et
+        # al. 2020: the article title, then "1 Introduction" … "References" one level down)
+        levels = Counter(lvl for lvl, _, _ in toc)
+        self._section_level = min((lvl for lvl, n in levels.items() if n > 1), default=1)
         self._stack: list[tuple[int, str]] = []
         self._last_number: tuple[int, ...] | None = None
 
@@ -102,8 +107,10 @@ class HeadingTracker:
                 return True
             # a numbered heading below the outline's deepest level is printed only (Pathfinder Framework: chapters
             # in the outline, "3.2 Hierarchy of application" in bold on p. 15)
+            # (so is a back-matter heading the outline leaves out: "Abbreviations", Burchart et al. 2023, p. 14)
             heading = detect_heading(text, size, bold, body_size)
-            if heading is None or heading.number is None or len(heading.number) <= self._outline_depth:
+            if heading is None or (heading.number is None and not _BACK_MATTER.match(heading.text)) or (
+                    heading.number is not None and len(heading.number) <= self._outline_depth):
                 return False
         else:
             heading = detect_heading(text, size, bold, body_size)
@@ -113,6 +120,8 @@ class HeadingTracker:
             if not _plausible_next(self._last_number, heading.number):
                 return False
             self._last_number = heading.number
+        elif self._outline_depth:  # a back-matter heading the outline leaves out sits beside the outline's sections
+            heading = Heading(None, heading.text, self._section_level)
         self._push(heading.level, heading.text)
         return True
 

@@ -42,6 +42,7 @@ _RAISED_MARK = re.compile(r"\d{1,3}(?:,\d{1,3})*,?")
 _MARKED = re.compile(r"[\w%.,;:)\]”’]\Z")
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TABULAR_VALUES = 6
+DISPLAY_SIZE = 1.4  # times the body size: a first-page line this large is display type (a title, a kicker)
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
 _NEAR_WHITE = 0xF0  # text whose red, green and blue are all at least this is unreadable on paper (#FCFCFC too)
@@ -84,6 +85,7 @@ class _Line:
     size: float
     bold: bool
     note: bool = False  # opens with a raised, smaller number ("⁵⁹ as no EF-compliant dataset …"): a footnote's start
+    italic: bool = False
 
 
 def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocument:
@@ -191,7 +193,7 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
         return []
     found = []
     for table in page.find_tables().tables:
-        if table.row_count < 2 or table.col_count < 2:
+        if table.row_count < 2 or table.col_count < 2 or _sideways_values(page, table.bbox):
             continue
         markdown = _markdown(page, table)
         if not captioned:
@@ -202,6 +204,29 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
         if markdown:
             found.append((tuple(table.bbox), markdown))
     return found
+
+
+_DECIMAL = re.compile(r"\d[.,]\d")
+
+
+def _sideways_values(page: Any, bbox: tuple[float, float, float, float]) -> bool:
+    """True when the table's values are printed sideways on an upright page: PyMuPDF reads its grid across the
+    printed rows and takes in the upright text beside it (Moretti et al. 2020, p. 4: Table 1's factors, printed
+    turned in the left column, read as one "table" with §2.2.2 Multifunctionality from the right column). Such a grid
+    is not the printed table; the upright text in its box is then read as text. Sideways labels alone ("Situation 1:
+    process run by the company …" down a row group, PEFCR guidance p. 139) leave the table as it is."""
+    if page.rotation:
+        return False  # a turned page reads upright on screen (``_on_screen``)
+    x0, y0, x1, y1 = bbox
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            if abs(line["dir"][1]) <= 0.1:
+                continue
+            lx0, ly0, lx1, ly1 = line["bbox"]
+            if x0 <= (lx0 + lx1) / 2 <= x1 and y0 <= (ly0 + ly1) / 2 <= y1 and _DECIMAL.search(
+                    "".join(s["text"] for s in line["spans"])):
+                return True
+    return False
 
 
 def _markdown(page: Any, table: Any) -> str:
@@ -361,7 +386,8 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
         bold = bool(main["flags"] & 16) or "bold" in main["font"].lower()
         note = (len(spans) > 1 and spans[0]["text"].strip().isdigit() and spans[0]["size"] < 0.8 * main["size"]
                 and spans[0] is not main)
-        out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note))
+        italic = bool(main["flags"] & 2) or "ital" in main["font"].lower()
+        out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note, italic))
     return _without_provenance(out, backgrounds)
 
 
@@ -729,11 +755,15 @@ def _continues(prev: _Line, ln: _Line) -> bool:
     gap = ln.bbox[1] - prev.bbox[3]
     overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
     same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
-    starts_section = ln.bold and SECTION_START.match(ln.text) is not None
+    # a numbered heading set in bold or, in body type, in italics ("2.1. Goal and Scope of the Study: System
+    # Boundaries and Functional Unit", Burchart et al. 2023, p. 4) is a paragraph of its own
+    starts_section = (ln.bold or ln.italic) and SECTION_START.match(ln.text) is not None
+    ends_section = prev.italic and not ln.italic and SECTION_START.match(prev.text) is not None
     size = max(prev.size, ln.size)
     pitch = ln.bbox[1] - prev.bbox[1]  # baseline to baseline, whatever the height of the line boxes
     close = -0.5 * size <= gap <= size * 0.8 or 0 < pitch <= 1.35 * size
-    return overlaps and close and same_style and not starts_section and not ln.note  # each footnote its own
+    return (overlaps and close and same_style and not starts_section and not ends_section
+            and not ln.note)  # each footnote its own
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
@@ -749,7 +779,8 @@ def _join_fragments(lines: list[_Line], width: float) -> list[_Line]:
         toc_page_number = ln.text.strip().isdigit() and ln.bbox[0] > width * 0.6  # "7.6 CUT-OFF ...... 61"
         if prev and abs(ln.bbox[1] - prev.bbox[1]) < 2 and (near or toc_page_number):
             box = (prev.bbox[0], min(prev.bbox[1], ln.bbox[1]), ln.bbox[2], max(prev.bbox[3], ln.bbox[3]))
-            out[-1] = _Line(prev.page, f"{prev.text} {ln.text}", box, prev.size, prev.bold and ln.bold, prev.note)
+            out[-1] = _Line(prev.page, f"{prev.text} {ln.text}", box, prev.size, prev.bold and ln.bold, prev.note,
+                              prev.italic and ln.italic)
             continue
         out.append(ln)
     return out
@@ -784,6 +815,10 @@ def _page_blocks(
             blocks.append(Block(page, "contents", text, tracker.path))
         elif tracker.observe(text, item[0].size, item[0].bold, body_size, page):
             blocks.append(Block(page, "heading", " ".join(text.split()), tracker.path))
+        elif page == 1 and item[0].size >= DISPLAY_SIZE * body_size and len(text) <= 200:
+            # first-page display type names the document, it states nothing: "European Commission news item (DG
+            # CLIMA, 7 October 2024)" above the Hydrogen Bank pilot's headline (p. 1)
+            blocks.append(Block(page, "title", text, tracker.path))
         else:
             blocks.append(Block(page, "text", text, tracker.path))
     return blocks

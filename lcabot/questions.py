@@ -100,7 +100,7 @@ QUANTITIES = (
                 r"\bGWP(?:\s?(?:100|20)a?)?(?:\s+of)?\s+(?!(?:19|20)\d\d\b)[-−]?\d+(?:[.,]\d+)?(?!\w)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|GJ|TJ|[kMGT]?Wh)\b")),
-    ("money", re.compile(r"\b(?:funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
+    ("money", re.compile(r"\b(?:money|funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
      re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
     # (not "the minimum set of data elements" to share, Pathfinder Framework 7.1, p. 33: a list)

@@ -24,6 +24,12 @@ NAMED_BONUS = 1 / (RRF_K + 1)  # for a chunk of a document the question names ("
 # list (twice that lost D024 on the dev set)
 SECTION_BONUS = 1 / (RRF_K + 1)  # for a chunk of the section the question names ("chapter 4 of the ILCD …": BM25
 # cannot search a bare "4")
+# for a chunk of a named document's conclusions naming what the question asks the document's view on: there it states
+# its position ("this paper suggests that the 100 % rule … is not correct", Finnveden et al. 2022, p. 5); conclusions
+# that do not name it ("What do Finnveden et al. say about truncation errors …") get nothing
+VIEW_BONUS = 1 / (RRF_K + 1)
+_CONCLUDING = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?\s+)?(?:(?:summary and |discussion and )?conclusions?|"
+                         r"concluding remarks|final (?:reflections|remarks)|summary|abstract)\b", re.I)
 ASKED_BONUS = 1 / (RRF_K + 1)  # for a chunk holding what the question specifically asks for: a value in the unit of
 # the quantity it asks for (kg CO2 eq for a GWP), the parameter it names by symbol ("the A factor"). For values: dev
 # recall@5 0.83 → 0.80 (D010's answer is then hit k + 1), key facts 0.593 → 0.597; it brings
@@ -54,6 +60,12 @@ class RetrievalQuery:
     parameters: tuple[str, ...] = ()  # formula parameters the question names by symbol ("A" for "the A parameter")
     section: str = ""  # the section, clause or chapter number the question names ("4", "7.18.12")
     defines: str = ""  # the term a definition question asks to be defined ("company-specific data")
+    view_of: tuple[str, ...] = ()  # the words of what the question asks a named document's view on ("100", "rule")
+
+
+def concluding(section_path: Sequence[str]) -> bool:
+    """A chunk under a document's conclusions, final reflections, summary or abstract."""
+    return bool(section_path) and _CONCLUDING.match(section_path[-1]) is not None
 
 
 def content_terms(text: str) -> list[str]:
@@ -140,6 +152,8 @@ class HybridRetriever:
                      + NAMED_BONUS * (chunk.doc_id in named and not is_reference_list(chunk.section_path))
                      + ASKED_BONUS * (asked(chunk.text) or defines_term(chunk.text, query.defines))
                      + SECTION_BONUS * in_section(chunk, query.section)
+                     + VIEW_BONUS * (bool(query.view_of) and chunk.doc_id in named and concluding(chunk.section_path)
+                                     and all(term_present(t, chunk.search_text) for t in query.view_of))
                      for (_, score), chunk in zip(fused, candidates, strict=True)]
         picked = mmr(self._index.vectors(ids), relevance, query.k)
         hits = [Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))) for i in picked]

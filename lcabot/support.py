@@ -41,9 +41,11 @@ def term_present(term: str, text: str) -> bool:
 
 
 # stems that answer for one another: a life cycle phase is a stage; whether a stage is included is said by what is
-# excluded, and what is left out or omitted by what is excluded
-EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",), "exclu": ("inclu",),
-                   "leave": ("exclu",), "omit": ("exclu",), "omitt": ("exclu",)}
+# excluded, and what is left out or omitted by what is excluded or "not considered" ("The following were not
+# considered in the analysis: construction of gasification plants, …", Burchart et al. 2023, p. 5)
+_LEFT_OUT = ("exclu", r"not (?:be(?:en)? )?(?:consider|includ|taken into account)")
+EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",), "exclu": ("inclu", *_LEFT_OUT[1:]),
+                   "leave": _LEFT_OUT, "omit": _LEFT_OUT, "omitt": _LEFT_OUT}
 
 
 _SPELLING = re.compile(r"(?<=[a-z]{3})i[sz](?=at|e|ing)")
@@ -157,7 +159,7 @@ _IDENTIFIER = re.compile(
     r"\b[Vv]ersion \d+(?:\.\d+)*\b")
 _DATED = re.compile(r"\d[/:]\d")  # an act or a dated standard: 2021/2279, 14067:2018
 _VERSION = re.compile(r"^(?:[Vv]ersion |[vV])(\d+(?:\.\d+)*)$")  # v7.0, Version 2.0
-_REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\s*$", re.I)
+_REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literature cited|abbreviations)\s*$", re.I)
 
 
 @cache
@@ -330,5 +332,7 @@ def _spaceless(text: str) -> str:
 
 
 def is_reference_list(section_path: Sequence[str]) -> bool:
-    """A chunk under a "References" heading: what other works are called, not what this one states."""
+    """A chunk under a "References" heading: what other works are called, not what this one states; or under
+    "Abbreviations": what its shorthand stands for ("FU Functional Unit", Burchart et al. 2023, p. 14), not what the
+    functional unit is."""
     return bool(section_path) and _REFERENCES.match(section_path[-1]) is not None

@@ -71,11 +71,17 @@ _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this st
 _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonly |frequently |widely )?"
                              r"(?:claimed|argued|suggested|assumed|believed|said) that\b", re.I)
 # a question asking for a sum over the things it counts, and a row label that is one
-_TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b", re.I)
+# a question asking for a total: in words, or how much a group got ("How much money did the winners of the first
+# European Hydrogen Bank auction get": "The total amount of support comes to EUR 694 521 237", p. 1)
+_TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b|"
+                    r"\bhow much\b[^?]*\b(?:did|do|does|will|have|has)\s+(?:the|all|these|those)\s+(?:[\w-]+\s+){0,2}?"
+                    r"(?:winners|projects|companies|countries|members|participants|beneficiaries|bidders|applicants)\b",
+                    re.I)
 _TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)", re.I)
 _ONTOLOGY = load_ontology()
 _SUPERLATIVE = re.compile(r"(?:fast|slow|high|low|larg|small|great|bigg|cheap|short|long|strong|weak|heavi|easi|"
                           r"earli|lat|clos|near)est|best|worst")
+_LEAVE_OUT = re.compile(r"leav\w*|left|omit\w*|exclu\w*")
 _CONTRAST = re.compile(r"\bwhereas\b|\bin contrast\b", re.I)
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
@@ -237,8 +243,9 @@ class ExtractiveGenerator:
         kind = next((w for w in reversed(asked_noun(question).split()) if w not in SORT_NOUNS), "")
         if kind in weight:  # "which carbon footprint standard": a standard is what is asked for
             weight[kind] *= TYPE_WEIGHT
-        for term in weight:  # "which method was fastest": of the methods, the fastest is what is asked for
-            if _SUPERLATIVE.fullmatch(term):
+        for term in weight:  # "which method was fastest": of the methods, the fastest is what is asked for; "what
+            # did they leave out of the system boundary": what is left out ("The following were not considered …")
+            if _SUPERLATIVE.fullmatch(term) or _LEAVE_OUT.fullmatch(term):
                 weight[term] *= TYPE_WEIGHT
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
@@ -363,6 +370,9 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     total = _TOTAL.search(asked.asking) is not None
     window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
     stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
+    if total and not stating:  # (a total is what a sentence says it states, wherever it ranks)
+        stating = [i for i in window if not candidates[i].reading and states(candidates[i])
+                   and _TOTAL.search(candidates[i].text) and not failed_gate(candidates[i], asked)]
     if not stating:
         return order
     # the first of those holding a word of the question's own (not one that only names the document): "How much

@@ -319,3 +319,44 @@ def test_a_raised_footnote_mark_or_power_is_printed_raised_pefcr_p95_heijungs_p2
     heijungs = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf"
     assert "a value of M = 10⁶ can often" in parse_pdf(heijungs.read_bytes(), heijungs.name).page_texts[1]
     assert "(kg CO2e kg−1)" in coffee.page_texts[0]
+
+
+def test_a_sideways_table_does_not_swallow_the_column_beside_it_moretti_p4():
+    """Moretti et al. 2020, p. 4: Table 1 (impact categories, normalisation and weighting factors) is printed turned
+    in the left column; PyMuPDF read it with §2.2.2 Multifunctionality from the right column as one "table", so the
+    section's sentences were cells ("|Col1|Col2|Col3|2.2.2. Multifunctionality …|") and no question about the
+    allocation could quote them."""
+    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    page4 = [b for b in parsed.blocks if b.page == 4]
+    assert not [b for b in page4 if b.kind == "table"]
+    text = " ".join(" ".join(b.text.split()) for b in page4 if b.kind == "text")
+    assert ("In this LCA, the problem of how to assign the environmental impact to the multiple products of "
+            "hydrotreatment has been solved through energy allocation.") in text
+
+
+def test_an_italic_numbered_heading_is_not_run_into_its_text_burchart_p4_p5():
+    """Burchart et al. 2023 set "2.1. Goal and Scope of the Study: System Boundaries and Functional Unit" (p. 4) and
+    "2.2. Description of the System Examined: Life Cycle Inventory" (p. 5) in body-size italics: they were read into
+    the sentence after them ("System Examined: Life Cycle Inventory The life cycle system boundary covers …"), and
+    the functional unit's sentence sat under "2 Data and Methods" only."""
+    burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
+    parsed = parse_pdf(burchart.read_bytes(), burchart.name)
+    fu = next(b for b in parsed.blocks if "the FU is 1 kg of hydrogen at" in " ".join(b.text.split()))
+    assert fu.section_path == ("2 Data and Methods",
+                               "2.1 Goal and Scope of the Study: System Boundaries and Functional Unit")
+    boundary = next(b for b in parsed.blocks if "The life cycle system boundary covers" in b.text)
+    assert boundary.text.startswith("The life cycle system boundary covers the processes occurring during hard coal")
+    assert boundary.section_path[-1] == "2.2 Description of the System Examined: Life Cycle Inventory"
+    glossary = next(b for b in parsed.blocks if b.text.startswith("FCEV Fuel Cell Electric Vehicle"))
+    assert (glossary.page, glossary.section_path) == (15, ("Abbreviations",))
+
+
+def test_first_page_display_type_is_title_not_text_hydrogen_bank_p1():
+    """The Hydrogen Bank pilot's copy opens with "European Commission news item (DG CLIMA, 7 October 2024)" in 15 pt
+    display type (body 10 pt): it names the item, and was quoted as the first line of an answer about the funding."""
+    news = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
+    parsed = parse_pdf(news.read_bytes(), news.name)
+    kinds = {" ".join(b.text.split()): b.kind for b in parsed.blocks if b.page == 1}
+    assert kinds["European Commission news item (DG CLIMA, 7 October 2024)"] == "title"
+    assert kinds["Six renewable hydrogen projects have signed their respective grant agreements, advancing them "
+                 "towards implementation."] == "text"

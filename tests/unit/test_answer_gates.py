@@ -1060,3 +1060,46 @@ def test_a_subordinate_clause_without_its_main_clause_is_a_fragment():
                        "analysis.")
     assert not is_fragment("If the load is mass limited, a default utilisation ratio of 64% shall be used.")
     assert not is_fragment("When input uncertainties are large, Spearman correlation coefficients performed best.")
+
+
+def test_a_sentence_recalling_the_baseline_is_no_sensitivity_case():
+    """Moretti et al. 2020, 4.2 Model uncertainty, p. 8 recalls the baseline before trying other choices: that
+    sentence answers how the study allocated; one setting a case against the baseline does not."""
+    question = frame("What allocation did Moretti et al. use for hydrotreatment and for steam cracking?")
+
+    def in_sensitivity(text: str) -> Evidence:
+        return Evidence("E0000000003", "d", "moretti.pdf", "Moretti", "4.2 Model uncertainty: multifunctionality", 8,
+                        "8", text, "c")
+    baseline = in_sensitivity("In the baseline calculations, energy allocation was used for hydrotreatment, while "
+                              "direct substitution for net steam and energy allocation is applied for the steam "
+                              "cracking process.")
+    case = in_sensitivity("Compared to the baseline, the only difference is that exergy allocation has been applied to "
+                          "the steam cracking unit.")
+    assert failed_gate(baseline, question) is None
+    assert failed_gate(case, question) == "sensitivity"
+
+
+def test_the_views_a_paper_argues_against_are_not_its_own():
+    """Finnveden et al. 2022, p. 3 sets out others' views before answering them."""
+    question = frame("What do Finnveden et al. say about substitution in attributional LCA?")
+    assert failed_gate(_evidence("Others would suggest that system expansion, in a narrow sense, can be used for "
+                                 "ALCA, but substitution should not be used."), question) == "other_work"
+    assert failed_gate(_evidence("It is often claimed that system expansion in a broad sense should not be used for "
+                                 "ALCA."), question) == "other_work"
+    assert failed_gate(_evidence("Also, this paper suggests that system expansion and substitution can be used in both "
+                                 "CLCA and ALCA studies."), question) is None
+
+
+def test_what_is_left_out_is_said_by_what_is_not_considered():
+    """Burchart et al. 2023, p. 5: "The following were not considered in the analysis: …" says what the boundary
+    leaves out; "including the main steps" does not."""
+    from lcabot.support import term_present
+
+    assert term_present("leave", "The following were not considered in the analysis: construction of plants.")
+    assert term_present("excluded", "Use and end-of-life were not included.")
+    assert not term_present("leave", "the boundaries of the LCA system are presented, including the main steps")
+
+
+def test_how_much_money_asks_for_an_amount_in_eur():
+    assert frame("How much money did the winners of the first European Hydrogen Bank auction get?").quantity == "money"
+    assert states_quantity("The total amount of support comes to EUR 694 521 237", "money")
