@@ -330,7 +330,8 @@ _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|r
                           r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
 
 # words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
-_NOT_ASKED = frozenset({"et", "al", "based", "related", "derived"})
+_NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes", "went", "come", "comes", "came",
+                        "get", "gets", "got"})
 _REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
                           r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
 _GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
@@ -409,7 +410,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                 if any(term_present(t, text) or term_present(t, title) for t in own if not _LEFT_OUT_WORD.fullmatch(t)):
                     covered = True
                     break
-            if (sum(t in held or term_present(t, text) for t in own) >= max(1, len(own) / 2)
+            # (a term may be named by the statement's section title: "how much hard coal goes in" to Burchart et
+            # al.'s life cycle inventory is "Coal production: INPUT Amount 10.42 kg" under "2.2 Description of the
+            # System Examined: Life Cycle Inventory", p. 10)
+            if (sum(t in held or term_present(t, text) or term_present(t, title) for t in own)
+                    >= max(1, len(own) / 2)
                     and (not numeric or (states_quantity(text, quantity) if amount
                                          else re.search(r"\d", text) or _RELATIVE_AMOUNT.search(text)))) or (
                     # a value in the unit the part asks for (a duration for "how long": "up to 3 years", JRC ILCD

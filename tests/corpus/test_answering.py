@@ -737,3 +737,15 @@ def test_a_kicker_in_display_type_is_no_answer_hydrogen_bank(answerer):
                           "how many projects?")
     assert "European Commission news item" not in answer.text
     assert "The total amount of support comes to EUR 694 521 237" in answer.text.split("\n")[0]
+
+
+def test_a_part_named_by_its_section_title_is_not_reported_unstated_burchart_table_6(answerer):
+    """Burchart et al. 2023, Table 6 (p. 10, under "2.2 Description of the System Examined: Life Cycle Inventory"):
+    "Coal production: INPUT Amount 10.42 kg", "Oxygen: INPUT Amount 5.55 kg" per kg of H2. A note said the
+    inventory's coal input was not stated: "life cycle inventory" is in the section's title, not the row, and "goes
+    in" was counted as a word the answer had to hold."""
+    answer = answerer.ask("Per kg of hydrogen in Burchart et al.'s life cycle inventory, how much hard coal goes in, "
+                          "and how much oxygen?")
+    assert "Coal production: INPUT Amount 10.42 kg" in answer.text.split("\n")[0]
+    assert "Oxygen: INPUT Amount 5.55 kg" in answer.text
+    assert _not_stated_notes(answer) == []
