@@ -14,10 +14,11 @@ the same unit.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from lcabot.models import Evidence
 from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
-from lcabot.questions import QuestionFrame, states_quantity
+from lcabot.questions import QuestionFrame, frame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 from lcabot.support import editions, is_reference_list
 
@@ -80,7 +81,7 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     cites_other = evidence.other_work or reports_other_work(text)
     # another work's value is not the answer to a question asking for a value ("… to as high as 18.00 kg CO2-eq/kg
     # H2 for UCG technologies … [83]", Burchart et al. p. 12, for a question on Shell gasification's GWP)
-    gives_value = bool(question.quantity) and states_quantity(evidence.reading or text, question.quantity)
+    gives_value = any(states_quantity(evidence.reading or text, q) for q in asked_quantities(question.text))
     # a question on what the document argues is answered by its discussion, which cites as it goes ("It can be
     # argued that this will be a greater problem for ALCA than CLCA … [6]", Finnveden et al. 2022, p. 4); a value
     # it cites is still another work's
@@ -163,6 +164,15 @@ def other_scenario(text: str, question: QuestionFrame) -> bool:
         if named.search(asked) and opposite.search(text) and not named.search(text):
             return True
     return False
+
+
+@cache
+def asked_quantities(question: str) -> tuple[str, ...]:
+    """The quantities ``question`` or any of its parts asks a value of: "Burchart coal-to-H2: GWP with vs without CO2
+    sequestration, and what happens to acidification …" asks for CO2e and acidification values (the whole question
+    names acidification first)."""
+    asked = frame(question)
+    return tuple(dict.fromkeys(q for q in (asked.quantity, *(frame(p).quantity for p in asked.parts)) if q))
 
 
 def reports_other_work(text: str) -> bool:

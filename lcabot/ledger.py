@@ -219,6 +219,7 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
 # a sentence drawing its point from the one before it ("… sold in mass units. Therefore, for the present analysis,
 # the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
 # document's own conclusion answers on its own
+_PLURAL_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:these|those|they|their|such)\b", re.I)
 _FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s")
 # a comparison that leaves its other side to the sentence before ("… conventional coffee from Vietnam … (16.04 kg
 # CO2e kg–1 green coffee) … Sustainable coffee from Vietnam (3.64 …) and sustainable coffee from Brazil (3.37 …)
@@ -253,6 +254,10 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
         elif short and not piece.endswith(":"):
             carry = (offset, piece)
         elif (out and not out[-1][1].startswith("|") and not LIST_ITEM.match(piece)
+              # (a sentence after a list naming its subject in the plural speaks of the whole list, not its last
+              # item: "6) There is a clear boundary …" + "In the article, these statements are discussed, and it is
+              # argued that they are either misunderstandings …", Finnveden et al. 2022, p. 1)
+              and not ((LIST_ITEM.match(out[-1][1]) or _STATEMENT_ITEM.match(out[-1][1])) and _PLURAL_BACK.match(piece))
               and "\n\n" not in text[out[-1][0]:offset]
               and (((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece))
                     and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS)

@@ -121,7 +121,9 @@ _PREMISE = re.compile(r"^(.*[a-z\d)][.!])\s+(?=(?:what|which|how|why|when|where|
                       r"should|would|will)\b)", re.I | re.S)
 _PART_BREAK = re.compile(
     r"\?\s+|,?\s+and\s+(?=(?:(?:over|for|in|from|by|at|to|within|during|under|with|on)\s+)?"
-    r"(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)", re.I
+    r"(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)|"
+    # a conditional part after a comma: "…, and if a dataset meets 'basic quality' can it also declare 'data estimate'"
+    r",\s+and\s+(?=(?:if|whether)\b)", re.I
 )
 # an instruction on how to answer the part before it: "Give both values.", "Quote the figures."
 _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|include)\s+"

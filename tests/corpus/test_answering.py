@@ -749,3 +749,28 @@ def test_a_part_named_by_its_section_title_is_not_reported_unstated_burchart_tab
     assert "Coal production: INPUT Amount 10.42 kg" in answer.text.split("\n")[0]
     assert "Oxygen: INPUT Amount 5.55 kg" in answer.text
     assert _not_stated_notes(answer) == []
+
+
+def test_a_cited_studys_value_does_not_lead_when_a_later_part_names_another_quantity_burchart(answerer):
+    """Review 20, Q04: "GWP with vs without CO2 sequestration, and what happens to acidification …" named
+    acidification first, so only acidification values counted as values and the cited SCG/UCG study's "416.362 and
+    547.717 kg CO2-eq, respectively, without sequestration operations" (Burchart et al. 2023, p. 13, after "The
+    authors of the study demonstrated …") led the answer. Its own results: 34.8 → 19.5 kg CO2-eq, AP 3.64·10−2 →
+    3.78·10−2 kg SO2-eq."""
+    answer = answerer.ask("Burchart coal-to-H2: GWP with vs without CO2 sequestration, and what happens to "
+                          "acidification when you add sequestration?")
+    assert "416.362" not in answer.text
+    first = answer.text.split("\n")[0]
+    assert "from 34.8 kg CO2-eq to 19.5 kg CO2-eq" in first and "3.64·10−2" in first
+
+
+def test_a_conditional_second_part_is_its_own_part_ilcd_p10(answerer):
+    """Review 20, Q14 (and review 19, Q15): "…, and if a dataset meets 'basic quality' can it also declare 'data
+    estimate'?" was read as one part with the first, so only "up to 3 years" was answered. JRC ILCD compliance rules
+    p. 10: "Regarding the quality level ONLY the highest attained level shall be given (…) but NOT also
+    "ILCD-compliance - Situation A - Data estimate"."""
+    answer = answerer.ask("ILCD Data Network: how long do the entry-level requirements apply, and if a dataset meets "
+                          "'basic quality' can it also declare 'data estimate'?")
+    assert "These are defined to be in place for up to 3 years." in answer.text.split("\n")[0]
+    assert "ONLY the highest attained level shall be given" in answer.text
+    assert _not_stated_notes(answer) == []

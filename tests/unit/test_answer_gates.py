@@ -1103,3 +1103,17 @@ def test_what_is_left_out_is_said_by_what_is_not_considered():
 def test_how_much_money_asks_for_an_amount_in_eur():
     assert frame("How much money did the winners of the first European Hydrogen Bank auction get?").quantity == "money"
     assert states_quantity("The total amount of support comes to EUR 694 521 237", "money")
+
+
+def test_a_sentence_after_a_list_is_not_joined_to_its_last_item():
+    """Finnveden et al. 2022, p. 1 (abstract): the sentence calling the numbered statements misunderstandings was
+    joined to the last one, so "6) There is a clear boundary between attributional and consequential LCA." lost its
+    refuted flag and was quoted as what the paper says."""
+    text = ("These are: 5) Attributional LCA is less relevant than consequential LCA. 6) There is a clear boundary "
+            "between attributional and consequential LCA. In the article, these statements are discussed, and it is "
+            "argued that they are either misunderstandings or sometimes incorrect.")
+    units = {u.text[:24]: u for u in quotable_units(_chunk(text, 1))}
+    assert units["6) There is a clear boun"].text == ("6) There is a clear boundary between attributional and "
+                                                       "consequential LCA.")
+    assert units["6) There is a clear boun"].refuted
+    assert not units["In the article, these st"].refuted
