@@ -38,6 +38,8 @@ from lcabot.questions import (
 )
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 from lcabot.support import (
+    LEFT_OUT_WORD,
+    STATES_LEFT_OUT,
     Support,
     absent_from_passages,
     document_names,
@@ -343,9 +345,6 @@ _RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|
                               r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
-_STATES_LEFT_OUT = re.compile(r"\bexclu\w*|\bnot (?:be(?:en)? )?(?:consider|includ|cover|taken into account)\w*|"
-                              r"\bomit\w*|\bleft out\b|\boutside (?:of )?the\b|\bcut[- ]off\b", re.I)
-_LEFT_OUT_WORD = re.compile(r"leav\w*|left|out|omit\w*|exclu\w*|included?|consider\w*")
 _HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
 
 
@@ -403,11 +402,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # what a boundary leaves out is said by a statement of what is out ("The following were not considered
             # in the analysis: …", Burchart et al. 2023, p. 5), not by one of what it covers
             if _ASKS_LEFT_OUT.search(part):
-                if not _STATES_LEFT_OUT.search(text):
+                if not STATES_LEFT_OUT.search(text):
                     continue
                 # (which is the answer when the rest of the part is named there or in its section's title: "2.2
                 # Description of the System Examined: …")
-                if any(term_present(t, text) or term_present(t, title) for t in own if not _LEFT_OUT_WORD.fullmatch(t)):
+                if any(term_present(t, text) or term_present(t, title) for t in own if not LEFT_OUT_WORD.fullmatch(t)):
                     covered = True
                     break
             # (a term may be named by the statement's section title: "how much hard coal goes in" to Burchart et

@@ -43,7 +43,12 @@ def term_present(term: str, text: str) -> bool:
 # stems that answer for one another: a life cycle phase is a stage; whether a stage is included is said by what is
 # excluded, and what is left out or omitted by what is excluded or "not considered" ("The following were not
 # considered in the analysis: construction of gasification plants, …", Burchart et al. 2023, p. 5)
-_LEFT_OUT = ("exclu", r"not (?:be(?:en)? )?(?:consider|includ|taken into account)")
+_NOT_COUNTED = r"not (?:be(?:en)? )?(?:consider|includ|cover|taken into account)"
+_LEFT_OUT = ("exclu", _NOT_COUNTED)
+# a statement that something is out of a study, and the words a question asks what is out with
+STATES_LEFT_OUT = re.compile(rf"\bexclu\w*|\b{_NOT_COUNTED}\w*|\bomit\w*|\bleft out\b|\boutside (?:of )?the\b|"
+                             r"\bcut[- ]off\b", re.I)
+LEFT_OUT_WORD = re.compile(r"leav\w*|left|omit\w*|exclu\w*")
 EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",), "exclu": ("inclu", *_LEFT_OUT[1:]),
                    "leave": _LEFT_OUT, "omit": _LEFT_OUT, "omitt": _LEFT_OUT}
 

@@ -40,7 +40,7 @@ from lcabot.retrieval import (
     document_words,
     heading_in_section,
 )
-from lcabot.support import document_names, documents_naming, specific_terms, term_present
+from lcabot.support import LEFT_OUT_WORD, document_names, documents_naming, specific_terms, term_present
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -81,7 +81,6 @@ _TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)",
 _ONTOLOGY = load_ontology()
 _SUPERLATIVE = re.compile(r"(?:fast|slow|high|low|larg|small|great|bigg|cheap|short|long|strong|weak|heavi|easi|"
                           r"earli|lat|clos|near)est|best|worst")
-_LEAVE_OUT = re.compile(r"leav\w*|left|omit\w*|exclu\w*")
 _CONTRAST = re.compile(r"\bwhereas\b|\bin contrast\b", re.I)
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
@@ -245,7 +244,7 @@ class ExtractiveGenerator:
             weight[kind] *= TYPE_WEIGHT
         for term in weight:  # "which method was fastest": of the methods, the fastest is what is asked for; "what
             # did they leave out of the system boundary": what is left out ("The following were not considered …")
-            if _SUPERLATIVE.fullmatch(term) or _LEAVE_OUT.fullmatch(term):
+            if _SUPERLATIVE.fullmatch(term) or LEFT_OUT_WORD.fullmatch(term):
                 weight[term] *= TYPE_WEIGHT
         for symbol in asked.parameters:  # "the A factor in the CFF" asks about A: it weighs as the rest together
             terms.append(symbol)
