@@ -16,10 +16,16 @@ from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
-from lcabot.models import Answer, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
+from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
+from lcabot.normalize import match_key
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     ATTRIBUTION,
+    COUNT,
+    GIVES_REASON,
+    HOW_MANY,
+    REASON_PART,
+    RELATIVE_AMOUNT,
     SORT_NOUNS,
     QuestionFrame,
     asked_noun,
@@ -150,7 +156,11 @@ class Answerer:
         if not hits or not judged.supported:
             return self._abstain(used, messages.abstain_no_evidence(searched, judged.unknown), searched, (),
                                  _reason(judged), notes)
-        answering = [c.search_text for h in hits for c in (h.chunk, *h.context)
+        # (with the chunks around the two best hits: the paragraph a passage continues names what it is about, "the
+        # average American household's food emissions …" before "Food transport accounted for only 5% of this",
+        # Ritchie 2020, p. 2)
+        around = [c for h in hits[:2] for c in self._index.neighbours(h.chunk)]
+        answering = [c.search_text for h in hits for c in (h.chunk, *h.context, *around)
                      if not is_reference_list(c.section_path)]
         absent = absent_from_passages(query, answering, self._index.contains_text)
         if absent:
@@ -193,7 +203,10 @@ class Answerer:
         """The evidence ledger of ``hits`` and ``facts``, the generated claims verified against it, the generator's
         name and its notes."""
         ledger = build_ledger(hits, documents)
-        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents)) for f in facts]
+        chunks = {c.chunk_id: c for c in self._index.chunks(list(dict.fromkeys(
+            c["chunk_id"] for f in facts for c in f.citations if c.get("chunk_id"))))} if facts else {}
+        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents, chunks))
+                         for f in facts]
         known = {e.evidence_id for e in ledger}
         ledger += [e for _, evidence in fact_evidence for e in evidence
                    if e.evidence_id not in known and not known.add(e.evidence_id)]
@@ -291,7 +304,7 @@ class Answerer:
 
 
 # the quantities whose values are printed with a unit, and how the answer names that unit
-VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR",
+VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR", "unit price": "EUR per kg",
                "acidification": "kg SO2 eq or mol H+ eq", "eutrophication": "kg PO4 eq, kg P eq or kg N eq"}
 
 
@@ -334,18 +347,12 @@ _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|r
 # words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
 _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes", "went", "come", "comes", "came",
                         "get", "gets", "got"})
-_REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
-                          r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
-_GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
-                           r"driven by|(?:primary|main) (?:difference|reason|driver)|reasons?|justif\w*|assum\w*)\b",
-                           re.I)
-# an amount stated by what it may not exceed: "restrict the number of Monte Carlo runs to a number not greater than the
-# sample sizes used for the input parameters" (Heijungs 2020, p. 394)
-_RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
-                              r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
-_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:amount|value)s?\b", re.I)
+# a part asking for an amount of what it names, not for which factors or standard to use ("which GWP
+# characterization factors must be used": IPCC AR5, Pathfinder Framework p. 18)
+_ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b|\b(?:amount|values?|results?|emissions?|footprints?|impacts?|"
+                          r"savings?|reductions?|totals?)\b", re.I)
 
 
 def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
@@ -356,9 +363,13 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
-    texts, described, titles = [], [], []
+    texts, described, titles, paragraphs = [], [], [], []
+    spans: dict[str, list[str]] = {}  # chunk id → its quotable spans in the ledger
+    for e in ledger:
+        spans.setdefault(e.chunk_id, []).append(e.text)
     for c in claims:
         evidence = [by_id[i] for i in c.evidence_ids if i in by_id]
+        paragraphs.append(" ".join(t for e in evidence for t in spans.get(e.chunk_id, ())))
         texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
         described.append({t for e in evidence for t in document_words(e.source, e.title)})
         titles.append(" ".join(e.section or "" for e in evidence))
@@ -368,8 +379,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                  and not _ASKING_VERB.fullmatch(t)]
         numeric = kind_of(part) == "numeric"
         quantity, symbols = frame(part).quantity, frame(part).parameters
-        # a part asking how much money is answered by an amount ("EUR 245,178,772"), not by any number
-        amount = quantity in VALUE_UNITS and _HOW_MUCH.search(part) is not None
+        # a part asking for a value with a unit is answered by one in that unit ("EUR 245,178,772" for how much money,
+        # "34.8 kg CO2-eq" for a GHG result), not by any number ("contribute approximately 30% to the GHG structure",
+        # Burchart et al. 2023, p. 11); a change, in per cent too
+        amount = quantity in VALUE_UNITS and _ASKS_AMOUNT.search(part) is not None
+        accepted = (quantity, "%") if asks_change(part) else (quantity,)
         names = [n.lower() for n in specific_terms(part) if not any(c.isdigit() for c in n)]
         # a part asking what a term is, is answered by a statement of what it is ("the FU is 1 kg of hydrogen at
         # 88 MPa"), not by one using it ("the GHG emissions rate for the assumed functional unit")
@@ -414,8 +428,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # System Examined: Life Cycle Inventory", p. 10)
             if (sum(t in held or term_present(t, text) or term_present(t, title) for t in own)
                     >= max(1, len(own) / 2)
-                    and (not numeric or (states_quantity(text, quantity) if amount
-                                         else re.search(r"\d", text) or _RELATIVE_AMOUNT.search(text)))) or (
+                    and (not numeric or (any(states_quantity(text, q) for q in accepted) if amount
+                                         else re.search(r"\d", text) or RELATIVE_AMOUNT.search(text)))) or (
                     # a value in the unit the part asks for (a duration for "how long": "up to 3 years", JRC ILCD
                     # compliance rules p. 10), of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
@@ -425,12 +439,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                     and (not names or any(term_present(n, text) or n in known for n in names))):
                 covered = True
                 break
+        # a count of things the sentence names by another word answers when its paragraph names them: "With around
+        # 8,000 family businesses, apple cultivation in South Tyrol is very small. The average farm size is …"
+        # (South Tyrolean apple, p. 2) for "how many farms are there"
+        if not covered and HOW_MANY.search(part) and terms:
+            covered = any(COUNT.search(text) and all(term_present(t[:-1] if t.endswith("s") else t, around)
+                                                      for t in terms)
+                          for text, around in zip(texts, paragraphs, strict=True))
         # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
         # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
-        if not covered and _REASON_PART.match(part) and any(_GIVES_REASON.search(text) for text in texts):
+        if not covered and REASON_PART.match(part) and any(GIVES_REASON.search(text) for text in texts):
             covered = True
-        if terms and not covered:
+        if (terms or REASON_PART.match(part)) and not covered:  # ("and why?" holds no term of its own)
             missing.append(part)
     return missing
 
@@ -461,15 +482,22 @@ def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
                          or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))
 
 
-def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord]) -> list[Evidence]:
-    """The statements behind a graph fact as ledger evidence (only documents still in the library)."""
+def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], chunks: dict[str, Chunk]) -> list[Evidence]:
+    """The statements behind a graph fact as ledger evidence (only documents still in the library): the span of its
+    chunk's ledger that holds the fact's quote, with its pages, list lead-in and context flags (Burchart et al.
+    2023: "… Therefore, for the present analysis, the FU is 1 kg of hydrogen at 88 MPa …" runs from p. 4 to p. 5),
+    else the quote as printed on the fact's page."""
     out = []
     for c in fact.citations:
         record = documents.get(c.get("doc_id"))
         if record is None or not c.get("quote") or not isinstance(c.get("page"), int) or not c.get("chunk_id"):
             continue
-        out.append(Evidence(evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title,
-                            c.get("section"), c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))
+        chunk = chunks.get(c["chunk_id"])
+        key = match_key(c["quote"])
+        spans = build_ledger([Hit(chunk, 0.0, ())], documents) if chunk is not None else []
+        out.append(next((e for e in spans if key and key in match_key(e.text)), None) or Evidence(
+            evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title, c.get("section"),
+            c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))
     return out
 
 

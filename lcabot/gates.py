@@ -74,7 +74,8 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
         return "instruction"
     if evidence.section and is_reference_list((evidence.section,)):
         return "reference"  # an entry of a reference list names another work; it states nothing of its own
-    if evidence.refuted:
+    if evidence.refuted and not question.asks_rejected:  # (asked which statements it rejects, they are the answer,
+        # quoted under the lead-in and with the sentence that rejects them)
         return "refuted"
     if not evidence.reading and not evidence.context and is_fragment(text):
         return "fragment"  # an item under its lead-in need not be a sentence ("High quality data")

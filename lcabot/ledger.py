@@ -100,6 +100,9 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                                    heading if path == chunk.section_path else "")
             if units and units[-1].text.endswith(":") and not units[-1].reading:
                 ends[(chunk.doc_id, chunk.ordinal)] = units[-1].text
+            elif units and units[-1].context and LIST_ITEM.match(units[-1].text):  # it ends inside a list: the
+                # next chunk's items are under the same lead-in (Finnveden et al. 2022, p. 1: statements 4–6)
+                ends[(chunk.doc_id, chunk.ordinal)] = units[-1].context
             if units and units[-1].heading:
                 headed[(chunk.doc_id, chunk.ordinal)] = (chunk.section_path, units[-1].heading)
             for unit in units:
@@ -118,7 +121,14 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                                           refuted=ledger[eid].refuted or unit.refuted)
                 if unit.context and not ledger[eid].context:  # a list item read where its lead-in is in view
                     ledger[eid] = replace(ledger[eid], context=unit.context)
-    return list(ledger.values())
+    # a sentence a chunk ends with is read in the next chunk joined to the one it goes on with: that reading only
+    # ("It is recommended to avoid … in attributional studies." + "The only exceptional cases are …", Moretti et al.
+    # 2020, p. 11, chunks 72–73)
+    joined = {(e.doc_id, e.page): [] for e in ledger.values()}
+    for e in ledger.values():
+        joined[(e.doc_id, e.page)].append(e.text)
+    return [e for e in ledger.values() if e.reading or not any(
+        t.startswith(f"{e.text} ") for t in joined[(e.doc_id, e.page)])]
 
 
 def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[QuotableUnit]:
@@ -220,7 +230,14 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
 # the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
 # document's own conclusion answers on its own
 _PLURAL_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:these|those|they|their|such)\b", re.I)
-_FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s")
+_FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s|"
+                           # the other case of the sentence before ("… they would save 0.3 tCO2eq." + "If they
+                           # replaced it with plant-based alternatives they would save 0.46 tCO2eq", Ritchie 2020, p. 2)
+                           r"^If (?:they|it|so|not)\b|"
+                           # the exception to the rule before it ("It is recommended to avoid the use of system
+                           # expansion followed by substitution in attributional studies. The only exceptional cases
+                           # are …", Moretti et al. 2020, p. 11)
+                           r"^(?:The only|One|An|The)\s+exception(?:al cases?|s)?\b|^Exceptions?\s+(?:is|are|to)\b")
 # a comparison that leaves its other side to the sentence before ("… conventional coffee from Vietnam … (16.04 kg
 # CO2e kg–1 green coffee) … Sustainable coffee from Vietnam (3.64 …) and sustainable coffee from Brazil (3.37 …)
 # were much lower", Nab & Maslin 2020, p. 12)
@@ -277,9 +294,10 @@ _EMPHASIS = re.compile(r"(?<![\w_])_+(?=\S)|(?<=\S)_+(?![\w_])")  # "_Methodolog
 _UNIT_CELL = re.compile(
     r"^(?:%|(?:k?g|t|mg|µg|mol|molc|kBq|MJ|kWh|m3|m2|m³|m²|CTU[eh]|km|tkm|kg\s?\w+)\b.*|.*\beq\.?$|"
     r".*\bCO2e?q?\b.*)$", re.I)
-# "In the article, these statements are discussed, and it is argued that they are either misunderstandings or
-# sometimes incorrect." (Finnveden et al. 2022, p. 1): the numbered statements before it are refuted, not rules.
-_REFUTES = re.compile(
+# the sentence calling a list's statements wrong ("In the article, these statements are discussed, and it is argued
+# that they are either misunderstandings or sometimes incorrect", Finnveden et al. 2022, p. 1): the numbered
+# statements before it are refuted, not rules
+REFUTES = re.compile(
     r"\b(?:these|such|the (?:above|following|six|five|four|three)) (?:statements|claims|assertions|beliefs|views|"
     r"myths|misconceptions)\b.{0,120}?\b(?:misunderstand\w*|misconceptions?|incorrect|not correct|wrong|false|"
     r"myths?|mistaken)\b|\b(?:common|widespread|potential) (?:misconceptions?|misunderstandings?|myths?)\b", re.I)
@@ -467,7 +485,7 @@ def _mark_refuted(units: list[QuotableUnit]) -> list[QuotableUnit]:
     """Flag the enumerated statements that a following (or preceding) sentence calls misconceptions."""
     out = list(units)
     for i, unit in enumerate(units):
-        if unit.reading or not _REFUTES.search(unit.text):
+        if unit.reading or not REFUTES.search(unit.text):
             continue
         for j in (*range(i - 1, max(i - 12, -1), -1), *range(i + 1, min(i + 12, len(units)))):
             if not _STATEMENT_ITEM.match(units[j].text):

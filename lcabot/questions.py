@@ -15,7 +15,8 @@ IMPLIED_TERMS = 2  # a later part naming no more content words than this is abou
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:values?|share|percentage|proportion|amount|number|"
     r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
-    r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|\bwhat (?:[\w-]+ )?(?:prices?|costs?)\b|"
+    r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|\bwhat (?:(?:was|were|is|are) (?:the )?)?(?:[\w-]+ ){0,3}(?:prices?|"
+    r"costs?)\b|"
     r"\b(?:acidification|eutrophication)(?:\s+(?:potential|index|rate))?\s+(?:of|for|per|with|without|in)\b|"
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|(?:maximum|minimum)(?!\s+(?:set|list)\b)|highest|lowest|"
     r"threshold|"
@@ -53,6 +54,13 @@ _ABOUT_DOCUMENT = re.compile(
 _ASKS_VIEW = re.compile(r"\bwhat (?:do|does|did)\b.*\b(?:say|argue|conclude|discuss|suggest|write|claim)\b|"
                         r"\bhow (?:do|does|did)\b.*\b(?:discuss|view|see|argue)\b|"
                         r"\b(?:position|view|stance|argument)s? (?:on|about)\b", re.I)
+# a question about the statements a document argues against: "Which claims about attributional LCA does Finnveden
+# reject?", "What misconceptions does the paper list?"
+_ASKS_REJECTED = re.compile(r"\b(?:reject\w*|refut\w*|disput\w*|debunk\w*|disagree\w*|argues? against|"
+                            r"misconceptions?|misunderstandings?|myths?|fallac\w+|debat\w+|controvers\w+|"
+                            r"(?:which|what)\b.*\b(?:claims|statements|assertions|beliefs)\b|"
+                            r"(?:calls?|consider\w*|deems?|finds?|shows?) (?:to be )?"
+                            r"(?:wrong|false|incorrect|mistaken))\b", re.I)
 # The term a definition question asks about: "How does the PEFCR guidance define company-specific data?", "What is
 # meant by 'mandatory process'?", "What does DQR stand for?"
 _DEFINED_TERM = (
@@ -100,7 +108,14 @@ QUANTITIES = (
                 r"\bGWP(?:\s?(?:100|20)a?)?(?:\s+of)?\s+(?!(?:19|20)\d\d\b)[-−]?\d+(?:[.,]\d+)?(?!\w)", re.I)),
     ("energy", re.compile(r"\b(?:energy|electricity|heat|fuel use)\b", re.I),
      re.compile(r"\d\s*(?:MJ|GJ|TJ|[kMGT]?Wh)\b")),
-    ("money", re.compile(r"\b(?:money|funding|budget|grants?|support|costs?|prices?|revenue|EUR|euros?)\b|€", re.I),
+    # a price per unit ("the winning bid price per kg of hydrogen"): a sum of money (a budget, a grant total) is no
+    # answer; the Hydrogen Bank pilot prints it in a column "Bid price (EUR/kg)" (p. 2)
+    ("unit price", re.compile(r"\b(?:bid|unit|strike|clearing|premium) prices?\b|\bprices?\b.*\bper (?:kg|kilogram|"
+                              r"tonne|t|unit|litre|MWh|kWh)\b|(?:EUR|€)\s*/\s*(?:kg|t|MWh|kWh)\b", re.I),
+     re.compile(r"(?:EUR|€)\s*/\s*(?:kg|t|MWh|kWh)\b|(?:EUR|€)\s*\d[\d.,]*\s*(?:/|per)\s*(?:kg|kilogram|t\b|tonne|"
+                r"MWh|kWh)", re.I)),
+    ("money", re.compile(r"\b(?:money|funding|budget|grants?|support|costs?|prices?|revenue|request(?:ed|s)?|EUR|"
+                         r"euros?)\b|€", re.I),
      re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
     # (not "the minimum set of data elements" to share, Pathfinder Framework 7.1, p. 33: a list)
@@ -125,6 +140,16 @@ _PART_BREAK = re.compile(
     # a conditional part after a comma: "…, and if a dataset meets 'basic quality' can it also declare 'data estimate'"
     r",\s+and\s+(?=(?:if|whether)\b)", re.I
 )
+# a part asking for the reason of what the part before it asks, and a statement giving one
+REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
+                         r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
+GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
+                          r"driven by|(?:primary|main) (?:difference|reason|driver)|reasons?|justif\w*|assum\w*|"
+                          r"according to|as recommended|in line with|not (?:possible|applicable|available))\b", re.I)
+_COMMA_QUESTION = re.compile(r",\s+(?=(?:(?:for|in|of|on|at|by|with)\s+)?(?:how|what|when|where|why)\s+(?:much|many|"
+                             r"big|large|long|far|often|is|are|was|were|do|does|did)\b)", re.I)
+_QUESTION_START = re.compile(r"^\s*(?:what|which|how|why|when|where|who|is|are|was|were|do|does|did|can|could|should|"
+                             r"would|will)\b", re.I)
 # an instruction on how to answer the part before it: "Give both values.", "Quote the figures."
 _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|include)\s+"
                    r"(?:both|each|all|the|their|its)?\s*(?:values?|numbers?|figures?|results?|amounts?)\b[^?]*$", re.I)
@@ -149,8 +174,8 @@ class QuestionFrame:
             lower case; empty for a question about the baseline.
         section: the section, clause or annex number the question names (``7.2.1``), else ``""``.
         quantity: for a numeric question, the :data:`QUANTITIES` name of what it asks for (``CO2e``, ``%``,
-            ``duration``, ``distance``, ``energy``, ``money``, ``acidification``, ``eutrophication``, ``limit``),
-            else ``""``.
+            ``duration``, ``distance``, ``energy``, ``unit price``, ``money``, ``acidification``, ``eutrophication``,
+            ``limit``), else ``""``.
         parameters: the formula parameters the question names by symbol (``("A",)`` for "the A factor").
         codes: the letter-and-number codes the question names (``("C1", "C2")`` for "goal situations C1 and C2",
             life cycle modules such as ``A3``), not element formulas (``H2``).
@@ -160,6 +185,8 @@ class QuestionFrame:
             ``""``.
         asks_view: the question asks what a document argues or discusses ("What do Finnveden et al. say about
             …?"): its discussion, citations and all, is what it says.
+        asks_rejected: the question asks which statements a document argues against ("Which claims about ALCA does
+            Finnveden reject?"): the statements it calls misunderstandings are the answer, quoted as such.
     """
 
     text: str
@@ -174,6 +201,7 @@ class QuestionFrame:
     premise: str = ""
     asks_view: bool = False
     defines: str = ""
+    asks_rejected: bool = False
 
     @property
     def asking(self) -> str:
@@ -197,11 +225,14 @@ def sub_questions(question: str) -> list[str]:
     """The parts of a multi-part question ("What functional unit …, and which standard …?" → two parts); a
     single question gives a one-element list."""
     parts = [p.strip(" ,?") for p in _PART_BREAK.split(question)]
+    # a question after a comma ends a part that is a question itself: "How big is the South Tyrolean apple-growing
+    # area, how many farms are there …" (not "In Nab and Maslin's coffee study, what is …")
+    parts = [q.strip(" ,?") for p in parts for q in (_COMMA_QUESTION.split(p) if _QUESTION_START.match(p) else [p])]
     for i in range(1, len(parts)):  # "which method was fastest and which slowest": "which method was slowest"
         elliptic = _ELLIPTIC.match(parts[i])
         if elliptic and len(parts[i - 1].split()) >= 3:
             parts[i] = f"{parts[i - 1].rsplit(' ', 1)[0]} {elliptic.group(1)}{elliptic.group(2)}"
-    parts = [p for p in parts if len(p.split()) >= 3] or [question]
+    parts = [p for p in parts if len(p.split()) >= 3 or (REASON_PART.match(p) and p is not parts[0])] or [question]
     for i in range(len(parts) - 1, 0, -1):  # "… ? Give both values." asks the part before for its values
         if _GIVE.match(parts[i]):
             parts[i - 1:i + 1] = [f"{parts[i - 1]}? {parts[i]}"]
@@ -326,8 +357,38 @@ def asks_change(question: str) -> bool:
 
 def quantity_of(question: str) -> str:
     """The name of the quantity a numeric question asks for (first of :data:`QUANTITIES` it names), else ``""``."""
-    return next((name for name, asked, _ in QUANTITIES if asked.search(question)), "")
+    found = [(m.start(), name) for name, asked, _ in QUANTITIES if (m := asked.search(question))]
+    count = HOW_MANY.search(question)
+    if count and not _HOW_MANY_UNITS.search(question) and all(count.start() < at for at, _ in found):
+        return ""  # "How many projects did the auction support" asks for a count, not money
+    return found[0][1] if found else ""
 
+
+_HOW_MANY_UNITS = re.compile(r"\bhow many (?:kg|kilo\w*|tonnes?|tons?|grams?|km|kilomet\w*|MJ|kWh|euros?|EUR|percent|"
+                             r"per cent|years?|days?|months?)\b", re.I)
+# a question asking for a number of things, and a sentence stating one
+HOW_MANY = re.compile(r"\bhow many\b|\bwhat (?:is the )?number of\b", re.I)
+# a number of things: digits or a number word before a noun, not a year or a unit
+COUNT = re.compile(r"(?<![\w.,])(?-i:(?<![A-Z] ))(?:\d{1,3}(?:,\d{3})+|\d+|one|two|three|four|five|six|seven|"
+                   r"eight|nine|ten|eleven|twelve|dozens?|hundreds?|thousands?)(?:\s+(?:million|billion)(?=\s))?\s+"
+                   r"(?!(?:kg|g|t|km|MJ|kWh|MW\w*|GW\w*|ha|hectares?|tonnes?|years?|months?|days?|hours?|times|per|"
+                   r"percent|%|of|million|billion)\b)(?:[a-z-]+\s+){0,2}[a-z]{3,}s\b", re.I)
+
+
+# an amount stated by what it may not exceed: "restrict the number of Monte Carlo runs to a number not greater than the
+# sample sizes used for the input parameters" (Heijungs 2020, p. 394)
+RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
+                             r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
+
+
+def states_count(text: str, question: str) -> int:
+    """How well ``text`` answers "how many …" in ``question``: 2 when it states a number of the things asked for
+    ("Six renewable hydrogen projects have signed …" for "how many projects"), 1 a number of other things ("With
+    around 8,000 family businesses" for "how many farms"), else 0."""
+    counts = [m.group(0).lower() for m in COUNT.finditer(text)]
+    asked = re.search(r"\bhow many\s+([a-z]{3,}?)s?\b|\bnumber of\s+([a-z]{3,}?)s?\b", question, re.I)
+    thing = (asked.group(1) or asked.group(2)).lower() if asked else ""
+    return 2 if thing and any(thing in c for c in counts) else 1 if counts else 0
 
 def states_quantity(text: str, quantity: str) -> bool:
     """True when ``text`` prints a value of ``quantity`` with its unit ("34.8 kg CO2-eq./kg H2", "50.3%")."""
@@ -364,6 +425,7 @@ def frame(question: str) -> QuestionFrame:
         premise=premise,
         asks_view=_ASKS_VIEW.search(asking) is not None,
         defines=defined_term(asking) if kind == "definition" else "",
+        asks_rejected=_ASKS_REJECTED.search(asking) is not None,
     )
 
 

@@ -45,6 +45,8 @@ STOPWORDS = frozenset(
 )
 # the words a definition question asks with ("How does the guidance define …"): not what it asks about
 ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
+# an item of a numbered list, on its own line or after the sentence before it ("These are: 1) LCA results …")
+_NUMBERED_ITEM = re.compile(r"(?:^|(?<=[:;.])\s)\(?\d{1,2}\)\s", re.M)
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
 
@@ -234,11 +236,20 @@ class HybridRetriever:
 
     def _expand(self, chunk: Chunk) -> list[Chunk]:
         if chunk.kind == "table" or len(chunk.text) < FRAGMENT_CHARS:
-            return self._index.neighbours(chunk)
-        if chunk.text.rstrip(" \n•●▪\uf0b7\uf0a7").endswith(":"):  # it ends on a list's lead-in: the next chunk
+            context = self._index.neighbours(chunk)
+        elif chunk.text.rstrip(" \n•●▪\uf0b7\uf0a7").endswith(":"):  # it ends on a list's lead-in: the next chunk
             # holds the items
-            return [c for c in self._index.neighbours(chunk) if c.ordinal == chunk.ordinal + 1]
-        return []
+            context = [c for c in self._index.neighbours(chunk) if c.ordinal == chunk.ordinal + 1]
+        else:
+            context = []
+        last = max([chunk, *context], key=lambda c: c.ordinal)
+        items = list(_NUMBERED_ITEM.finditer(last.text))
+        if items and not re.search(r"[.!?]\s", last.text[items[-1].end():].rstrip()):  # it ends on an item of a
+            # numbered list: the next chunk holds the list's other items (Finnveden et al. 2022, p. 1: statements 4–6
+            # of the six and the sentence calling them misunderstandings)
+            context += [c for c in self._index.neighbours(last)
+                        if c.ordinal == last.ordinal + 1 and _NUMBERED_ITEM.match(c.text.lstrip())]
+        return context
 
 
 def defines_term(text: str, term: str) -> bool:

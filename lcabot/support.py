@@ -116,6 +116,10 @@ def named_documents(question: str, sources: dict[str, str], titles: dict[str, st
     return tuple(dict.fromkeys(d for docs in document_names(question, sources, titles).values() for d in docs))
 
 
+# a run of capitalised words, with the small words a name holds ("Our World in Data")
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:(?:in|of|for|and|on|the)\s+)?[A-Z][\w'’-]*)+")
+
+
 def document_names(question: str, sources: dict[str, str], titles: dict[str, str] | None = None
                    ) -> dict[str, tuple[str, ...]]:
     """The names in ``question`` that name documents (see :func:`named_documents`), each with the documents it
@@ -131,7 +135,21 @@ def document_names(question: str, sources: dict[str, str], titles: dict[str, str
     authors = [m.group(1) for m in _AUTHOR.finditer(question)]  # "Groen et al." also at the start of a sentence
     subjects = [m.group(1) for m in _SUBJECT_NAME.finditer(question)]  # "the coffee study"
     asked = set(re.findall(r"[^\W\d_]{3,}", question.lower()))
+    # a name spelled out whose initials a file name holds: "the Our World in Data article" is
+    # owid-ritchie-2020-food-choice-vs-eating-local.pdf; its words name no other document ("Data" is not the JRC's
+    # "ILCD Data Network")
+    spelled: set[str] = set()
+    for run in _NAME_RUN.finditer(question):
+        words_of = re.findall(r"[^\W\d_][\w'’-]*", run.group(0))
+        initials = {"".join(w[0] for w in words_of).lower(),
+                    "".join(w[0] for w in words_of if w[0].isupper()).lower()}
+        docs = [doc_id for doc_id, held in words.items() if any(len(i) >= 3 and i in held for i in initials)]
+        if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
+            named[run.group(0)] = tuple(docs)
+            spelled.update(words_of)
     for name in dict.fromkeys([*authors, *subjects, *(n for n in named_terms(question) if n not in concepts)]):
+        if name in spelled:
+            continue
         docs = [doc_id for doc_id, held in words.items() if name.lower() in held]
         if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
             held = {d: len(words[d] & asked) for d in docs}  # as written: "bid prices" is not "bids"
@@ -270,6 +288,11 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
 # what a quantity is measured for: "1 kg of polyethylene made from …", "per kg of green coffee", "per tonne of steel"
 _MEASURED_FOR = re.compile(r"\b(?:\d+(?:[.,]\d+)?\s*|per\s+|an?\s+|one\s+)(?:kg|kilograms?|tonnes?|t|litres?|liters?|"
                            r"m2|m²|m3|m³|units?)\s+of\s+((?:[^\W\d_][\w-]*\s*){1,3})", re.I)
+# what a value is given for: "What A-factor value does Annex C assign to aluminium beverage cans?", "Which A value
+# applies to PET bottles?"
+_GIVEN_FOR = re.compile(r"\b(?:assign(?:s|ed)?|attribute[sd]?|appl(?:y|ies|ied)|give[sn]?)\s+(?:[\w-]+\s+)?to\s+"
+                        r"(?!(?:the|this|that|these|those|it|them|all|each|every|any)\b)((?:[^\W\d_][\w-]*\s*){1,3})",
+                        re.I)
 _PRODUCT_END = re.compile(r"\s(?:made|from|produced|based|grown|in|at|with|for|and|or|that|which|when|under|"
                           r"sold|delivered|exported|imported|by|on|to|as)\b.*$", re.I)
 
@@ -281,7 +304,7 @@ def measured_product(question: str) -> list[str]:
     from lcabot.retrieval import content_terms  # imported here: retrieval imports this module
 
     words: list[str] = []
-    for m in _MEASURED_FOR.finditer(for_search(question)):
+    for m in (*_MEASURED_FOR.finditer(for_search(question)), *_GIVEN_FOR.finditer(for_search(question))):
         phrase = _PRODUCT_END.sub("", f" {m.group(1).strip()}").strip()
         words += [w for w in split_compounds(content_terms(phrase)) if not w.isdigit()]
     return list(dict.fromkeys(words))

@@ -44,8 +44,8 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     citing any id outside the ledger is dropped, not trimmed to its valid ids.
 
     Graph ``facts`` (each with the evidence of the statements behind it) are shown only when they earn their place:
-    not a structural ``defined_in`` fact, naming a concept of the question, stated in a document the kept claims
-    cite, with at least one of its quotes on its cited page; at most ``max_facts``. Facts never make an answer on
+    not a structural ``defined_in`` fact, naming a concept of the question, stated in a passage a kept claim
+    quotes, with at least one of its quotes on its cited page; at most ``max_facts``. Facts never make an answer on
     their own: without a kept claim there are no facts."""
     by_id = {e.evidence_id: e for e in ledger}
     kept: list[Claim] = []
@@ -54,6 +54,7 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     gates: list[str] = []
     for claim in claims:
         text = re.sub(r"\s+(?=[.,;:!?](?:[\s\"”’)]|$))", "", " ".join(_MARKER.sub(" ", claim.text).split()))
+        text = re.sub(r"(?<=\w\.)\.(?=[\s\"”’)]|$)", "", text)  # "c.f. [4]." is "c.f."
         if not claim.evidence_ids or any(i not in by_id for i in claim.evidence_ids):
             continue
         cited = [by_id[i] for i in dict.fromkeys(claim.evidence_ids)]
@@ -73,15 +74,16 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
             continue
         kept.append(Claim(text, claim.evidence_ids, claim.quote))
         lines.append(f"{text} " + "".join(f"[{n}]" for n in dict.fromkeys(markers)))
-    cited_docs = {c.evidence_id for c in citations.values()}
-    cited_docs = {by_id[i].doc_id for i in cited_docs if i in by_id}
+    # the passages the kept claims quote (and their spans, which overlapping chunks share): a fact stated there backs
+    # the answer
+    quoted = {x for c in kept for i in c.evidence_ids if i in by_id for x in (i, by_id[i].chunk_id)}
     shown: list[GraphFact] = []
     for fact, evidence in facts if kept else ():
         if len(shown) == max_facts:
             break
         if question is not None:  # a fact's quote is shown too: it passes the same context gates
             evidence = [e for e in evidence if failed_gate(e, question) is None]
-        if not _fact_earns_place(fact, evidence, cited_docs, question):
+        if not _fact_earns_place(fact, evidence, quoted, question):
             continue
         numbers = [n for e in evidence if (n := _cite(e, e.text, citations, index)) is not None]
         if numbers:
@@ -90,12 +92,14 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
                     tuple(gates))
 
 
-def _fact_earns_place(fact: GraphFact, evidence: Sequence[Evidence], cited_docs: set[str],
+def _fact_earns_place(fact: GraphFact, evidence: Sequence[Evidence], quoted: set[str],
                       question: QuestionFrame | None) -> bool:
-    """A graph fact is shown when it names a concept of the question and is stated in a document the answer
-    cites; a structural ``defined_in`` fact only when the question asks where something is defined or set out."""
+    """A graph fact is shown when it names a concept of the question and is stated in a passage the answer quotes
+    (``quoted``: their chunk and evidence ids), so it backs a statement of the answer; a fact stated elsewhere in
+    a cited document ("PEFCR —covers→ representative product" under any PEFCR question) is not. A structural
+    ``defined_in`` fact only when the question asks where something is defined or set out."""
     structural = fact.relation == "defined_in" and not (question and _ASKS_WHERE.search(question.text))
-    if structural or not any(e.doc_id in cited_docs for e in evidence):
+    if structural or not any(e.chunk_id in quoted or e.evidence_id in quoted for e in evidence):
         return False
     return question is None or any(term_present(t, question.text) for name in (fact.subject, fact.object)
                                    for t in name.lower().split() if len(t) > 3)

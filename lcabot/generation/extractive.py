@@ -13,11 +13,15 @@ from lcabot import messages
 from lcabot.gates import failed_gate, scenario_share
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
-from lcabot.ledger import row_cells
+from lcabot.ledger import REFUTES, row_cells
 from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
+    GIVES_REASON,
+    HOW_MANY,
+    REASON_PART,
+    RELATIVE_AMOUNT,
     SORT_NOUNS,
     QuestionFrame,
     asked_noun,
@@ -26,6 +30,7 @@ from lcabot.questions import (
     frame,
     names_parameter,
     referent,
+    states_count,
     states_quantity,
     states_term,
     without_section,
@@ -69,8 +74,10 @@ _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this st
                       r"(?:which|that|where|whose)\b", re.I)
 # a claim reported as others', which the document may go on to reject
 _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonly |frequently |widely )?"
-                             r"(?:claimed|argued|suggested|assumed|believed|said) that\b", re.I)
-# a question asking for a sum over the things it counts, and a row label that is one
+                             r"(?:claimed|argued|suggested|assumed|believed|said) that\b|"
+                             # common practice a paper goes on to question: "Typically, 1000 or 10,000 runs are done,
+                             # but a clear argument for that number is not available" (Heijungs 2020, p. 394)
+                             r"^(?:Typically|Usually|Commonly|Traditionally),", re.I)
 # a question asking for a total: in words, or how much a group got ("How much money did the winners of the first
 # European Hydrogen Bank auction get": "The total amount of support comes to EUR 694 521 237", p. 1)
 _TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b|"
@@ -193,12 +200,17 @@ class ExtractiveGenerator:
             if e.reading:
                 tables[table] = (len(picked), i)
             group = _list_of(e, order, candidates)
-            picked.append(group)
-            quoted.append(e)
-            used.update(g.evidence_id for g in group)
-            used.update(g.text for g in group)
-            per_page[(e.doc_id, e.page)] = per_page.get((e.doc_id, e.page), 0) + 1
-            if len(picked) == self._max:
+            # the statements a document rejects (asked for as such) are followed by the sentence rejecting them
+            rejecting = [candidates[j] for j in order if any(g.refuted for g in group) and len(picked) < self._max - 1
+                         and candidates[j].doc_id == e.doc_id and abs(candidates[j].page - e.page) <= 1
+                         and REFUTES.search(candidates[j].text) and candidates[j].text not in used][:1]
+            for best, shown in ((e, group), *((r, [r]) for r in rejecting)):
+                picked.append(shown)
+                quoted.append(best)
+                used.update(g.evidence_id for g in shown)
+                used.update(g.text for g in shown)
+                per_page[(best.doc_id, best.page)] = per_page.get((best.doc_id, best.page), 0) + 1
+            if len(picked) >= self._max:
                 break
         return [Claim(statement(*group), tuple(dict.fromkeys([best.evidence_id, *(g.evidence_id for g in group)])),
                       best.text) for group, best in zip(picked, quoted, strict=True)]
@@ -266,6 +278,10 @@ class ExtractiveGenerator:
         # unrelated table row earns nothing
         bonus = np.array([_kind_bonus(e, text, part, asked) for e, text in zip(evidence, texts, strict=True)])
         bonus = bonus * np.minimum(1.0, 2 * overlap)
+        if kind.endswith("s") and _ASKS_WHICH.match(question):  # "Which … methods did Groen et al. compare": the
+            # sentence listing them ("Five methods that quantify the contribution to output variance were evaluated:
+            # squared standardized regression coefficient, …", p. 1), however few of the question's words it holds
+            bonus += np.array([2 * KIND_BONUS * _lists_kind(text, kind) for text in texts])
         if asked.section:  # the question names the section: its own text is what it asks about, and a span
             # pointing to it ("• Time period and geography of the data (see Sections 7.2.1 and 7.2.2)") is not
             bonus += np.array([KIND_BONUS * (_in_section(e, asked.section) - _points_to(e, asked.section))
@@ -297,6 +313,14 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         if n:  # the first part's lead is read so over the whole order (:meth:`ExtractiveGenerator.generate`)
             ranked = _definition_first(_value_first(ranked, candidates, asked, naming), candidates, asked)
         free = [i for i in ranked if i not in leads] or ranked[:1]
+        if n and REASON_PART.match(part):  # "…, and why?": of the spans best for the part it asks the reason of, the
+            # first giving one ("Among the possible remaining allocation methods, energy has been chosen according
+            # to RED recommendations …", Moretti et al. 2020, p. 4)
+            reasons = [int(i) for i in rankings[n - 1][:2 * LEAD_WINDOW] if int(i) not in leads
+                       and GIVES_REASON.search(candidates[int(i)].text)]
+            if reasons:
+                leads.append(reasons[0])
+                continue
         term = asked_term(part)
         noun = asked_noun(part)
         # of the best spans, one holding more of the part's own words than of another part's comes first (Groen et
@@ -309,23 +333,39 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                 (m == n - 1 and referent(parts, n)) or (m == n + 1 and referent(parts, m)))))
             head = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
 
-            def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head
-                     ) -> tuple[int, bool]:
+            # (a part asking for a value in a unit is answered by a span stating one before a span naming its head
+            # noun: "what GHG result did they get with and without CO2 sequestration" by "… reduces GHG emissions by
+            # about 44% from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", Burchart et al. 2023, p. 11, not by "…
+            # sequestration in hydrogen production results in a reduction …")
+            # (and a count "how many farms": "With around 8,000 family businesses …", South Tyrolean apple, p. 2, not
+            # "… apple trees were planted around the farmstead …")
+            # (the first part's value is chosen over the whole order, :func:`_value_first`)
+            quantity = asked.quantity if n and asked.kind in ("numeric", "comparison") else ""
+            count = part if n and not quantity and HOW_MANY.search(part) else ""
+            ratio = asked.kind == "comparison"  # "how much more … than boat": "50 times more CO2eq than boat"
+
+            def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head,
+                     quantity: str = quantity, count: str = count, ratio: bool = ratio) -> tuple[int, int, bool]:
                 text = candidates[i].reading or candidates[i].text
                 held = sum(term_present(t, text) for t in own)
                 others = sum(term_present(t, text) for t in theirs)
                 # one sentence setting the two against each other answers both: "Key issue analysis … was fastest,
                 # whereas the Sobol' method … was slowest" (Groen et al. 2016, p. 1)
                 contrasted = held and others and _CONTRAST.search(text) is not None
-                return (-1 if contrasted else 0 if held > others else 1 if held else 2,
+                valued = (states_quantity(text, quantity) or (ratio and _RATIO.search(text) is not None)
+                          if quantity else states_count(text, count) if count else 1)
+                return (-valued, -1 if contrasted else 0 if held > others else 1 if held else 2,
                         bool(head) and not term_present(head, text))
             free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
         kinds = _kinds_of(noun, part)
         if kinds and any(_names_kind(candidates[i].reading or candidates[i].text, kinds) for i in leads):
             continue  # an earlier part's lead answers it too: "A cradle-to-factory gate scope and an attributional
             # approach are adopted" gives Moretti et al.'s boundary and their LCA approach
+        plural = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
+        lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None  # "Which … methods did they compare"
         stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
             i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
+            i for i in free[:LEAD_WINDOW] if lists and _lists_kind(candidates[i].text, plural)] or [
             i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)
             # and holds what this part asks distinctly: "which method was slowest" is not answered by "The
             # comparison of the sensitivity methods was based on four aspects" (Groen et al. 2016, p. 1)
@@ -349,6 +389,11 @@ def _names_kind(text: str, kinds: frozenset[str]) -> bool:
     return any(m.name in kinds for m in _ONTOLOGY.mentions(normalise(text)))
 
 
+# a statement of a position: what should or should not be done, what is (not) correct
+_STANCE = re.compile(r"\b(?:should|must|shall|(?:we|authors|paper|study) (?:recommend|suggest|conclude|argue)s?|"
+                     r"(?:is|are) not correct|cannot|can(?: also)? be used)\b", re.I)
+_ASKS_WHICH = re.compile(r"^\s*(?:which|what)\b", re.I)
+_ENUMERATES = re.compile(r":\s*[^:;.]{3,}(?:,[^,;:.]{3,}){2,}")  # "…were evaluated: a, b, c and d"
 _RATIO = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*times|-fold)\s+(?:more|less|higher|lower|greater|smaller)\b", re.I)
 
 
@@ -364,11 +409,16 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
         # 50 times more CO2eq than boat per tonne kilometer" (Ritchie 2020, p. 2)
         if asked.kind == "comparison" and _RATIO.search(text):
             return True
+        if not asked.quantity and HOW_MANY.search(asked.asking):  # a count: "With around 8,000 family businesses"
+            return states_count(text, asked.asking) > 0 or RELATIVE_AMOUNT.search(text) is not None  # (South
+            # Tyrolean apple, p. 2), "Six renewable … projects", "a number not greater than the sample sizes"
         return states_quantity(text, asked.quantity) if asked.quantity else _states_value(e, asked)
     # a question asking for a total is not answered by one item's row, which is not searched as a lead at all
     total = _TOTAL.search(asked.asking) is not None
     window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
     stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
+    if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first
+        stating.sort(key=lambda i: -states_count(candidates[i].text, asked.asking))
     if total and not stating:  # (a total is what a sentence says it states, wherever it ranks)
         stating = [i for i in window if not candidates[i].reading and states(candidates[i])
                    and _TOTAL.search(candidates[i].text) and not failed_gate(candidates[i], asked)]
@@ -478,6 +528,18 @@ def _lead_with(order: list[int], fits: Callable[[int], bool]) -> list[int]:
     return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 
+def _lists_kind(text: str, kind: str) -> bool:
+    """``text`` lists things of ``kind`` (a plural noun) after a colon naming them: "Five methods … were evaluated:
+    squared standardized regression coefficient, …", not "The comparison of the sensitivity methods was based on four
+    aspects: (I) …, (II) …", which lists aspects (Groen et al. 2016, p. 1)."""
+    m = _ENUMERATES.search(text)
+    if m is None:
+        return False
+    before = text[:m.start()]
+    last = (re.findall(r"[^\W\d_]+", before) or [""])[-1].lower()
+    return term_present(kind, before) and (last.endswith(kind) or not last.endswith("s"))
+
+
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:
     """The bonus for being what ``part`` (of the question ``asked``) asks for: a value (twice when printed in the
     unit of the quantity asked for), a definition (or of a code the question names), the study's own words, the
@@ -487,6 +549,9 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
     if part.kind in ("numeric", "comparison"):
         if part.quantity and states_quantity(shown, part.quantity):
             bonus += 2 * KIND_BONUS
+        elif not part.quantity and HOW_MANY.search(part.text) and states_count(shown, part.text):
+            bonus += states_count(shown, part.text) * KIND_BONUS  # "how many projects": "Six renewable hydrogen
+            # projects have signed …" (Hydrogen Bank pilot, p. 1), a number of other things half as much
         elif _states_value(evidence, asked):
             bonus += KIND_BONUS
     if part.kind == "definition" and _DEFINES.search(evidence.text):
@@ -495,6 +560,12 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
         bonus += KIND_BONUS  # "o Situation C1 "Accounting including external benefits": Includes existing …"
     if asked.about_document and OWN_STUDY.search(evidence.text):
         bonus += KIND_BONUS / 2
+    if part.asks_view and _STANCE.search(evidence.text):
+        bonus += KIND_BONUS  # "what does he say about pedigree-based uncertainty": "… such as the popular pedigree
+        # approach, the Monte Carlo approach should not be used at all" (Heijungs 2020, p. 394)
+    if REASON_PART.match(part.text) and GIVES_REASON.search(evidence.text):
+        bonus += KIND_BONUS  # "…, and why?": "Among the possible remaining allocation methods, energy has been chosen
+        # according to RED recommendations …" (Moretti et al. 2020, p. 4)
     return bonus + KIND_BONUS * scenario_share(text, asked)
 
 

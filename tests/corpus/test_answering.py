@@ -774,3 +774,109 @@ def test_a_conditional_second_part_is_its_own_part_ilcd_p10(answerer):
     assert "These are defined to be in place for up to 3 years." in answer.text.split("\n")[0]
     assert "ONLY the highest attained level shall be given" in answer.text
     assert _not_stated_notes(answer) == []
+
+
+def test_the_statements_a_paper_rejects_are_listed_as_such_finnveden_p1(answerer, corpus_index, sources):
+    """Review 20, Q08: asked which claims Finnveden et al. 2022 reject, the answer quoted the introduction and not one
+    of the six statements (p. 1, items 1)–3) in one chunk, 4)–6) in the next), all gated out as refuted. Asked for
+    what the paper rejects, the six are the answer, under their lead-in and with the sentence rejecting them."""
+    answer = answerer.ask("Which claims about attributional LCA does the Finnveden paper reject?")
+    lines = answer.text.split("\n")
+    assert lines[0].startswith("Under “This article discusses six areas of debate and potential misunderstandings")
+    for item in ("1) LCA results of all the products in the world should add up",
+                 "4) Attributional LCA leads to more truncation errors than consequential LCA does.",
+                 "6) There is a clear boundary between attributional and consequential LCA."):
+        assert item in lines[0]
+    assert "it is argued that they are either misunderstandings or sometimes incorrect" in lines[1]
+    assert {(c.source, c.page) for c in answer.citations[:1]} == {("finnveden-2022-attributional-lca-debates.pdf", 1)}
+    _assert_citations_verbatim(answer, corpus_index, sources)
+
+
+def test_review_21_parts_counts_and_lists_are_answered(answerer):
+    """Review 21: a later part's value, a count and a list were each missing although their passage was retrieved.
+    Burchart et al. 2023: the FU sentence runs from p. 4 to p. 5 (its graph-fact copy was cited on p. 4 alone and
+    dropped) and "what GHG result did they get" is a value in kg CO2-eq (p. 11), not "contribute approximately 30% to
+    the GHG structure"; South Tyrolean apple, p. 2: "how many farms" is "8,000 family businesses" after ", how many"
+    opens its own part; Groen et al. 2016, p. 1: the five methods compared."""
+    burchart = answerer.ask("What functional unit did Burchart et al. (2023) use for hydrogen from coal gasification, "
+                            "and what GHG result did they get with and without CO2 sequestration?")
+    lines = burchart.text.split("\n")
+    assert "the FU is 1 kg of hydrogen at 88 MPa" in lines[0]
+    assert "from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" in lines[1]
+    assert burchart.citations[0].page_label == "4–5" and _not_stated_notes(burchart) == []
+    apple = answerer.ask("How big is the South Tyrolean apple-growing area, how many farms are there and what is the "
+                         "annual harvest?")
+    assert [line.split("”")[0] for line in apple.text.split("\n")[:3]] == [
+        "“With around 18,400 hectares, South Tyrol is the largest closed apple-growing area in the EU. With a valley "
+        "length of around 100 kilometers, it extends from Salurn in the south through the Adige Valley up to Mals in "
+        "Vinschgau.", "“With around 8,000 family businesses, apple cultivation in South Tyrol is very small.",
+        "“The annual harvest is around 950,000 tonnes, around half of which is marketed in Italy."]
+    assert _not_stated_notes(apple) == []
+    groen = answerer.ask("Which global sensitivity analysis methods did Groen et al. compare, and which performed "
+                         "best for large input uncertainties?")
+    lines = groen.text.split("\n")
+    assert lines[0].startswith("“Five methods that quantify the contribution to output variance were evaluated: "
+                               "squared standardized regression coefficient, squared Spearman correlation coefficient")
+    assert "For large input uncertainties, Spearman correlation coefficients and the Sobol’ indices performed best" \
+        in lines[1]
+
+
+def test_a_count_is_a_number_of_the_things_asked_for_hydrogen_bank_p1(answerer):
+    """Review 20, Q17 / review 21, Q16: "how many projects" is "Six renewable hydrogen projects have signed their
+    respective grant agreements" (Hydrogen Bank pilot, p. 1), not money because the question says "support"; in a
+    three-part question the total, the count and the bid prices (Table, p. 2, EUR/kg) each answer their part."""
+    count = answerer.ask("How many projects did the first European Hydrogen Bank auction support?")
+    assert count.text.startswith("“Six renewable hydrogen projects have signed their respective grant agreements")
+    three = answerer.ask("How much support did the winners of the first European Hydrogen Bank auction get, for how "
+                         "many projects, and what bid prices?")
+    assert "EUR 694 521 237" in three.text.split("\n")[0]
+    assert "Six renewable hydrogen projects" in three.text
+    assert re.search(r"Bid price \(EUR/kg\) 0\.[34]\d;", three.text)  # a winner's row (0.37–0.48 EUR/kg)
+    assert _not_stated_notes(three) == []
+
+
+def test_a_price_per_kg_is_not_answered_by_sums_of_money_second_auction(answerer):
+    """Review 20, Q20: the second Hydrogen Bank auction's news item (2025) gives bids, budgets and the ETS revenue in
+    EUR but no price per kg; "winning bid prices" asks for one, and the library does not state it. Review 21, O3:
+    Annex C of the PEFCR guidance (p. 213) only points to an Excel file; no passage names aluminium cans."""
+    for question in ("What were the winning bid prices in the second European Hydrogen Bank auction?",
+                     "What A-factor value does Annex C of the PEFCR Guidance 6.3 assign to aluminium beverage cans?"):
+        answer = answerer.ask(question)
+        assert answer.abstained, question
+    assert "EUR per kg" in answerer.ask("What was the winning bid price per kg of hydrogen in the second Hydrogen "
+                                        "Bank auction?").text
+
+
+def test_a_source_spelled_out_by_its_initials_is_that_document_owid(answerer):
+    """Review 21, Q15: "the Our World in Data article" named the JRC's "ILCD Data Network" by its word "Data" and the
+    answer was refused for ILCD passages never mentioning the US. OWID is owid-ritchie-2020-…pdf; p. 2: "they would
+    save 0.3 tCO2eq" and "If they replaced it with plant-based alternatives they would save 0.46 tCO2eq"."""
+    answer = answerer.ask("According to the Our World in Data article, how does eating entirely local compare with "
+                          "going red-meat-and-dairy-free one day a week for an average US household (give the tCO2eq "
+                          "figures)?")
+    assert not answer.abstained
+    assert {c.source for c in answer.citations} == {"owid-ritchie-2020-food-choice-vs-eating-local.pdf"}
+    assert "they would save 0.3 tCO2eq" in answer.text and "they would save 0.46 tCO2eq" in answer.text
+
+
+def test_a_recommendation_is_quoted_with_its_exception_moretti_p11(answerer):
+    """Review 20, Q06: Moretti et al. 2020, 5 Conclusions, p. 11: "It is recommended to avoid the use of system
+    expansion followed by substitution in attributional studies." is followed by "The only exceptional cases are the
+    ones where direct substitution of by-products can represent physical causality …"; the two are one quote."""
+    answer = answerer.ask("What do Moretti et al. recommend about using the substitution method in attributional "
+                          "studies?")
+    assert ("It is recommended to avoid the use of system expansion followed by substitution in attributional studies."
+            " The only exceptional cases are the ones where direct substitution of by-products can represent physical "
+            "causality") in answer.text.split("\n")[0]
+
+
+def test_graph_facts_shown_are_stated_in_the_passages_the_answer_quotes(answerer):
+    """Review 21: "PEFCR —covers→ representative product" was shown under every PEFCR question. A fact is shown only
+    when one of its statements is in a passage a claim quotes; its citation is then one of the claims'."""
+    for question in ("What cut-off rule does the PEFCR Guidance 6.3 allow for excluding processes?",
+                     "Under the PEFCR Guidance, what default transport scenario should I use for a supplier located "
+                     "outside Europe (supplier to factory)?"):
+        answer = answerer.ask(question, mode="rag+graph")
+        claimed = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
+        assert all(set(f.citations) <= claimed for f in answer.facts), (question, answer.facts)
+        assert not any((f.subject, f.object) == ("PEFCR", "representative product") for f in answer.facts)
