@@ -11,13 +11,14 @@ from dataclasses import replace
 from lcabot import messages
 from lcabot.config import RETRIEVAL_MODES
 from lcabot.errors import GenerationError, IncompleteGenerationError, QuestionError
+from lcabot.gates import reports_other_work
 from lcabot.generation.extractive import ExtractiveGenerator
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
-from lcabot.normalize import match_key
+from lcabot.normalize import for_search, match_key
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     ATTRIBUTION,
@@ -187,9 +188,16 @@ class Answerer:
         if unit:
             return self._abstain(used, messages.abstain_value_not_stated(searched, unit), searched, ledger,
                                  f"no quoted passage gives a value in {unit}", notes)
+        # (what a quoted passage says of another work names nothing this answer is about: "… for hydrogen from lignite
+        # gasification with Texaco technology?" is not answered by Shell hard-coal values because the introduction
+        # quoted beside them recalls the authors' earlier Texaco study "[44]", Burchart et al. 2023, p. 4)
         quoted = {e.chunk_id for c in verified.claims for e in ledger if e.evidence_id in c.evidence_ids}
-        unaddressed = unaddressed_terms(query, [c.search_text for h in hits for c in (h.chunk, *h.context)
-                                                if c.chunk_id in quoted])
+        own_words = {e.chunk_id: [] for e in ledger}
+        for e in ledger:
+            if not (e.other_work or reports_other_work(e.text)):
+                own_words[e.chunk_id].append(e.reading or e.text)
+        unaddressed = unaddressed_terms(query, [" ".join([_header(c), *own_words.get(c.chunk_id, ())])
+                                                for h in hits for c in (h.chunk, *h.context) if c.chunk_id in quoted])
         if unaddressed:
             return self._abstain(used, messages.abstain_not_in_passages(searched, unaddressed), searched, ledger,
                                  "the quoted passages never mention: " + ", ".join(unaddressed), notes)
@@ -349,6 +357,7 @@ _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes",
                         "get", "gets", "got"})
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
+_VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results"})
 # a part asking for an amount of what it names, not for which factors or standard to use ("which GWP
 # characterization factors must be used": IPCC AR5, Pathfinder Framework p. 18)
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b|\b(?:amount|values?|results?|emissions?|footprints?|impacts?|"
@@ -363,13 +372,20 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
-    texts, described, titles, paragraphs = [], [], [], []
+    texts, described, titles, paragraphs, documented = [], [], [], [], []
     spans: dict[str, list[str]] = {}  # chunk id → its quotable spans in the ledger
     for e in ledger:
         spans.setdefault(e.chunk_id, []).append(e.text)
+    stated: dict[str, list[str]] = {}  # document → the answer's statements from it
+    for c in claims:
+        for doc_id in {by_id[i].doc_id for i in c.evidence_ids if i in by_id}:
+            stated.setdefault(doc_id, []).append(c.text)
     for c in claims:
         evidence = [by_id[i] for i in c.evidence_ids if i in by_id]
         paragraphs.append(" ".join(t for e in evidence for t in spans.get(e.chunk_id, ())))
+        # what the answer quotes from its document ("The analysis includes hydrogen production through Shell coal
+        # gasification technology …", Burchart et al. 2023, p. 4, says whose values p. 11 gives)
+        documented.append(" ".join(t for d in {e.doc_id for e in evidence} for t in stated[d]))
         texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
         described.append({t for e in evidence for t in document_words(e.source, e.title)})
         titles.append(" ".join(e.section or "" for e in evidence))
@@ -394,7 +410,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
         covered = False
-        for text, known, title in zip(texts, described, titles, strict=True):
+        for text, known, title, around in zip(texts, described, titles, documented, strict=True):
             # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
             # recommend …", "On the number of Monte Carlo runs …") is judged on its words but the authors' and years
             own = [t for t in terms if t not in known] or [t for t in terms if not t.isdigit() and t not in names] \
@@ -411,7 +427,9 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # a term of art asked for ("what geographic scope") is named: "a cradle-to-factory gate scope" states a
             # boundary, not the geographic scope; in the statement or its section's title ("a default utilisation
             # ratio of 64%" under "7.14.1.1 Truck transport", PEFCR guidance p. 95, is the truck's)
-            if len(noun) > 1 and not all(t in held or term_present(t, text) or term_present(t, title) for t in noun):
+            # (a value in the unit asked for names it: "34.8 kgCO2(eq)/FU" is a GWP per functional unit)
+            if len(noun) > 1 and not (quantity and states_quantity(text, quantity)) and not all(
+                    t in held or term_present(t, text) or term_present(t, title) for t in noun):
                 continue
             # what a boundary leaves out is said by a statement of what is out ("The following were not considered
             # in the analysis: …", Burchart et al. 2023, p. 5), not by one of what it covers
@@ -436,7 +454,10 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                     # answers "Hydrogen from Shell coal gasification: what GWP per functional unit with vs without
                     # CO2 sequestration" (Burchart et al. p. 13)
                     bool(quantity) and states_quantity(text, quantity)
-                    and (not names or any(term_present(n, text) or n in known for n in names))):
+                    # (or in the answer's other statements from its document: "… reduces GHG emissions by about 44%
+                    # from 34.8 kgCO2(eq)/FU …" is Burchart et al.'s Shell gasification result)
+                    and (not names or any(term_present(n, text) or n in known or term_present(n, around)
+                                          for n in names))):
                 covered = True
                 break
         # a count of things the sentence names by another word answers when its paragraph names them: "With around
@@ -451,6 +472,10 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
         if not covered and REASON_PART.match(part) and any(GIVES_REASON.search(text) for text in texts):
             covered = True
+        # a part asking only for the value of what the part before it names ("what is its value") is answered by a
+        # statement with a number ("… calculated a carbon footprint of 3.05 kg CO2e kg–1 green coffee", p. 12)
+        if not covered and terms and all(t in _VALUE_WORDS for t in terms):
+            covered = any(re.search(r"\d", text) for text in texts)
         if (terms or REASON_PART.match(part)) and not covered:  # ("and why?" holds no term of its own)
             missing.append(part)
     return missing
@@ -463,8 +488,13 @@ _VIEW_TOPIC = re.compile(r"\b(?:say|argue|conclude|suggest|write|claim|position|
 def _view_of(asked: QuestionFrame) -> tuple[str, ...]:
     """The first two words of what a question asks a document's view on ("what do they say about the '100 % rule'"
     → ``("100", "rule")``), or ``()`` when it asks for none."""
-    m = _VIEW_TOPIC.search(asked.text) if asked.asks_view else None
-    return tuple(content_terms(m.group(1))[:2]) if m else ()
+    if not asked.asks_view:
+        return ()
+    m = _VIEW_TOPIC.search(asked.text)
+    if m:
+        return tuple(content_terms(m.group(1))[:2])
+    # "According to Finnveden et al. (2022), can system expansion … be used …?" asks their view on system expansion
+    return tuple(content_terms(ATTRIBUTION.sub("", asked.text))[:2]) if ATTRIBUTION.match(asked.text) else ()
 
 
 def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
@@ -499,6 +529,13 @@ def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], chunks: dic
             evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title, c.get("section"),
             c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))
     return out
+
+
+def _header(chunk: Chunk) -> str:
+    """What a chunk's search text holds before its text (:func:`lcabot.chunking.document_header`): its document's
+    title, authors and file-name words, and its section path."""
+    text = for_search(chunk.text)
+    return chunk.search_text[:-len(text)] if text and chunk.search_text.endswith(text) else ""
 
 
 def _reason(judged: Support) -> str:

@@ -39,7 +39,8 @@ _CITES_OTHER = re.compile(
     r"^According to the (?:[A-Z][\w-]* )+(?:Guide|Handbook|Guidelines?|Protocol|Standard)\b",
     re.I,
 )
-_ASKS_ASSUMPTION = re.compile(r"\b(?:assumed?|assumes|assumptions?|data sources?|taken from)\b", re.I)
+_ASKS_ASSUMPTION = re.compile(r"\b(?:assumed?|assumes|assumptions?|data sources?|taken from|comes? from|"
+                               r"sourced from|where (?:do|does|did) (?:they|the|it)\b)", re.I)
 _OPEN_END = re.compile(
     r"\b(?:the|a|an|of|at|to|in|on|by|for|from|with|as|and|or|was|were|is|are|be|than|per|into|while|whereas|"
     r"concerned with|such as)\s*$", re.I)
@@ -49,6 +50,7 @@ _CAPTION = re.compile(r"^\s*(?:Equation|Eq\.|Figure|Fig\.|Table|Box)\s*[A-Z]?\d+
 # less relevant as even the slowest performing methods took less than an hour" (Groen et al. 2016, p. 11)
 _CAPTION_RUN = re.compile(r"^\s*(?:Figure|Fig\.|Table)\s*[A-Z]?\d+[a-z]?\s+[A-Z][a-z]+\s+(?:of|for|in|on|by|and)\s")
 _CLAUSE_ONLY = re.compile(r"^(?:If|When|Although|Though|Because|Unless|Whereas)\b[^,;:.]{0,150}\.(?:\s|$)")
+_SPLICED = re.compile(r"\b(?:of|to|in|for|with|by|an|the)\s+(?:The|This|These|Those)\s")
 _PLACEHOLDER = re.compile(r"\[[^\]\d][^\]]{20,}\]")  # a bracketed instruction, not a citation ("[84]")
 _RULE = re.compile(r"\b(?:shall|must)\b")
 _FORMULA_GLYPH = re.compile(r"\wþ|þ\w|\d ?þ|þ ?\d|(?<!\w)\w ¼ |\s¼ \w(?!\w)")
@@ -202,6 +204,8 @@ def is_fragment(text: str) -> bool:
         return True  # a form's blank to fill in: "Boundary, including life cycle stages and [Life cycle stages
         # accounted for in the PCF …]" (Pathfinder Framework, Appendix B: PCF Questionnaire, p. 42); not one stating
         # a rule: "[Global warming potential factors, which shall be derived from the IPCC Assessment Report AR 5]"
+    if _SPLICED.search(text):  # a sentence cut off by a caption printed into it: "In an LCA of The contribution of
+        return True  # each phase to the total carbon footprint …" (Nab & Maslin 2020, p. 12, Figure 5)
     if _FORMULA_GLYPH.search(text):  # an equation the parser ran into the sentence: "… are incompatible with lnX 1
         return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
     if LIST_ITEM.match(text) or text.startswith("|"):

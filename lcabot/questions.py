@@ -53,7 +53,9 @@ _ABOUT_DOCUMENT = re.compile(
 # not for a value or a choice of its own study
 _ASKS_VIEW = re.compile(r"\bwhat (?:do|does|did)\b.*\b(?:say|argue|conclude|discuss|suggest|write|claim)\b|"
                         r"\bhow (?:do|does|did)\b.*\b(?:discuss|view|see|argue)\b|"
-                        r"\b(?:position|view|stance|argument)s? (?:on|about)\b", re.I)
+                        r"\b(?:position|view|stance|argument)s? (?:on|about)\b|"
+                        # "According to Finnveden et al. (2022), can system expansion and substitution be used …?"
+                        r"^\s*according to\b[^,?]*,\s*(?:can|could|should|is|are|does|do|may|must)\b", re.I)
 # a question about the statements a document argues against: "Which claims about attributional LCA does Finnveden
 # reject?", "What misconceptions does the paper list?"
 _ASKS_REJECTED = re.compile(r"\b(?:reject\w*|refut\w*|disput\w*|debunk\w*|disagree\w*|argues? against|"

@@ -291,7 +291,8 @@ _MEASURED_FOR = re.compile(r"\b(?:\d+(?:[.,]\d+)?\s*|per\s+|an?\s+|one\s+)(?:kg|
 # what a value is given for: "What A-factor value does Annex C assign to aluminium beverage cans?", "Which A value
 # applies to PET bottles?"
 _GIVEN_FOR = re.compile(r"\b(?:assign(?:s|ed)?|attribute[sd]?|appl(?:y|ies|ied)|give[sn]?)\s+(?:[\w-]+\s+)?to\s+"
-                        r"(?!(?:the|this|that|these|those|it|them|all|each|every|any)\b)((?:[^\W\d_][\w-]*\s*){1,3})",
+                        r"(?!(?:the|an?|this|that|these|those|it|them|all|each|every|any)\b)"
+                        r"((?:[^\W\d_][\w-]*\s*){1,3})",
                         re.I)
 _PRODUCT_END = re.compile(r"\s(?:made|from|produced|based|grown|in|at|with|for|and|or|that|which|when|under|"
                           r"sold|delivered|exported|imported|by|on|to|as)\b.*$", re.I)

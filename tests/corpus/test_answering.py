@@ -880,3 +880,28 @@ def test_graph_facts_shown_are_stated_in_the_passages_the_answer_quotes(answerer
         claimed = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
         assert all(set(f.citations) <= claimed for f in answer.facts), (question, answer.facts)
         assert not any((f.subject, f.object) == ("PEFCR", "representative product") for f in answer.facts)
+
+
+def test_review_22_a_paper_s_position_source_and_technology(answerer):
+    """Review 22. Finnveden et al. 2022, 3 Final reflections, p. 5: "Also, this paper suggests that system expansion and
+    substitution can be used in both CLCA and ALCA studies" answers "According to …, can …?". Nab & Maslin 2020, 6.4,
+    p. 12: where the processing phase comes from is the study it takes it from (PCF Pilotprojekt Deutschland 2008,
+    3.05 kg CO2e kg–1); the sentence the Figure 5 caption cuts ("In an LCA of The contribution of each phase …") is no
+    quote. Burchart et al. 2023 models Shell gasification of hard coal; lignite with Texaco technology is only their
+    earlier work [44] (p. 4), so no value answers it."""
+    finnveden = answerer.ask("According to Finnveden et al. (2022), can system expansion and substitution be used in "
+                             "attributional LCA?")
+    assert "this paper suggests that system expansion and substitution can be used in both CLCA and ALCA studies" \
+        in finnveden.text.split("\n")[0]
+    coffee = answerer.ask("Where does the processing-phase carbon footprint used in the Nab & Maslin coffee study come "
+                          "from, what is its value, and which step dominates it?")
+    assert coffee.text.startswith("“An LCA on coffee processing by PCF Pilotprojekt Deutschland (2008) calculated a "
+                                  "carbon footprint of 3.05 kg CO2e kg–1 green coffee, with 70% of emissions "
+                                  "associated with consumption")
+    assert "In an LCA of The contribution" not in coffee.text and _not_stated_notes(coffee) == []
+    texaco = answerer.ask("What GWP per kg H2 do Burchart et al. (2023) report for hydrogen from lignite gasification "
+                          "with Texaco technology?")
+    assert texaco.abstained and "Texaco" in texaco.text
+    shell = answerer.ask("In Burchart et al. (2023), what is the functional unit, and what GWP per functional unit do "
+                         "they report for hydrogen from Shell coal gasification with and without CO2 sequestration?")
+    assert "34.8" in shell.text and "19.5" in shell.text and _not_stated_notes(shell) == []

@@ -48,6 +48,8 @@ def test_fragments_refuted_statements_and_instructions_fail():
     assert is_fragment("is reported both with and without biogenic carbon removals while only")
     assert not is_fragment("● 130 km by truck (>32 t, EURO 4), PEFCR specific utilisation ratio; and")
     assert not is_fragment("This means that for fossil methane a GWP of 36.75 shall be used.")
+    assert is_fragment("In an LCA of The contribution of each phase to the total carbon footprint of coffee production "
+                       "(percentages may not add up due to rounding).")
     q = frame("Can substitution be used in attributional LCA?")
     assert failed_gate(_evidence("3) System expansion, and/or substitution, cannot be used in attributional LCA.",
                                  refuted=True), q) == "refuted"
