@@ -192,10 +192,10 @@ class Answerer:
         # gasification with Texaco technology?" is not answered by Shell hard-coal values because the introduction
         # quoted beside them recalls the authors' earlier Texaco study "[44]", Burchart et al. 2023, p. 4)
         quoted = {e.chunk_id for c in verified.claims for e in ledger if e.evidence_id in c.evidence_ids}
-        own_words = {e.chunk_id: [] for e in ledger}
+        own_words: dict[str, list[str]] = {}
         for e in ledger:
             if not (e.other_work or reports_other_work(e.text)):
-                own_words[e.chunk_id].append(e.reading or e.text)
+                own_words.setdefault(e.chunk_id, []).append(e.reading or e.text)
         unaddressed = unaddressed_terms(query, [" ".join([_header(c), *own_words.get(c.chunk_id, ())])
                                                 for h in hits for c in (h.chunk, *h.context) if c.chunk_id in quoted])
         if unaddressed:
@@ -211,9 +211,10 @@ class Answerer:
         """The evidence ledger of ``hits`` and ``facts``, the generated claims verified against it, the generator's
         name and its notes."""
         ledger = build_ledger(hits, documents)
-        chunks = {c.chunk_id: c for c in self._index.chunks(list(dict.fromkeys(
-            c["chunk_id"] for f in facts for c in f.citations if c.get("chunk_id"))))} if facts else {}
-        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents, chunks))
+        # each fact chunk's quotable spans, read once however many facts cite it
+        spans = {c.chunk_id: build_ledger([Hit(c, 0.0, ())], documents) for c in self._index.chunks(list(
+            dict.fromkeys(c["chunk_id"] for f in facts for c in f.citations if c.get("chunk_id"))))} if facts else {}
+        fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents, spans))
                          for f in facts]
         known = {e.evidence_id for e in ledger}
         ledger += [e for _, evidence in fact_evidence for e in evidence
@@ -512,20 +513,20 @@ def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
                          or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))
 
 
-def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], chunks: dict[str, Chunk]) -> list[Evidence]:
+def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], spans: dict[str, list[Evidence]]
+                   ) -> list[Evidence]:
     """The statements behind a graph fact as ledger evidence (only documents still in the library): the span of its
-    chunk's ledger that holds the fact's quote, with its pages, list lead-in and context flags (Burchart et al.
-    2023: "… Therefore, for the present analysis, the FU is 1 kg of hydrogen at 88 MPa …" runs from p. 4 to p. 5),
-    else the quote as printed on the fact's page."""
+    chunk (``spans``: chunk id → the chunk's ledger) that holds the fact's quote, with its pages, list lead-in and
+    context flags (Burchart et al. 2023: "… Therefore, for the present analysis, the FU is 1 kg of hydrogen at
+    88 MPa …" runs from p. 4 to p. 5), else the quote as printed on the fact's page."""
     out = []
     for c in fact.citations:
         record = documents.get(c.get("doc_id"))
         if record is None or not c.get("quote") or not isinstance(c.get("page"), int) or not c.get("chunk_id"):
             continue
-        chunk = chunks.get(c["chunk_id"])
         key = match_key(c["quote"])
-        spans = build_ledger([Hit(chunk, 0.0, ())], documents) if chunk is not None else []
-        out.append(next((e for e in spans if key and key in match_key(e.text)), None) or Evidence(
+        held = next((e for e in spans.get(c["chunk_id"], ()) if key and key in match_key(e.text)), None)
+        out.append(held or Evidence(
             evidence_id(c["doc_id"], c["page"], c["quote"]), c["doc_id"], record.source, record.title, c.get("section"),
             c["page"], record.label(c["page"]), c["quote"], c["chunk_id"]))
     return out

@@ -243,7 +243,6 @@ _FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s|"
 # were much lower", Nab & Maslin 2020, p. 12)
 _COMPARES_BACK = re.compile(r"^(?!.*\bthan\b).*\b(?:is|are|was|were)\s+(?:much\s+|far\s+|considerably\s+|"
                             r"significantly\s+|slightly\s+)?(?:lower|higher|smaller|larger|greater)\b", re.S)
-_CUT_OFF = re.compile(r"\b(?:of|the|a|an|to|in|on|by|for|from|with|and|or)\s*$", re.I)
 MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at most this long
 MAX_COMPARED_CHARS = 650  # a comparison and the sentence stating its other side
 
@@ -258,10 +257,7 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
     carry: tuple[int, str] | None = None
     for offset, piece, page in pieces:
         joined = (carry is not None and "\n\n" not in text[carry[0]:offset] and not piece.startswith("|")
-                  and len(piece) >= _MIN_CHARS  # a run of short pieces (a keyword list) stays unquotable
-                  # a sentence cut off by a caption is not continued by it ("In an LCA of" + "The contribution of each
-                  # phase to the total carbon footprint …", Nab & Maslin 2020, p. 12, Figure 5)
-                  and not (_CUT_OFF.search(carry[1]) and piece[:1].isupper()))
+                  and len(piece) >= _MIN_CHARS)  # a run of short pieces (a keyword list) stays unquotable
         if carry is not None and joined:
             offset, piece = carry[0], f"{carry[1]} {piece}"
         elif carry is not None:

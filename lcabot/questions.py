@@ -134,8 +134,9 @@ _CODE = re.compile(r"(?<![\w.\-/])(?!(?:H|N|O)2\b)([A-Z]\d{1,2})(?![\w.\-/])")
 # A later part that refers back to the part before it ("… and what values is it allowed to take?")
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 # Statements before the question proper: up to the last sentence end followed by a question word
-_PREMISE = re.compile(r"^(.*[a-z\d)][.!])\s+(?=(?:what|which|how|why|when|where|who|is|are|do|does|did|can|could|"
-                      r"should|would|will)\b)", re.I | re.S)
+# the words a question opens with
+_QUESTION_WORD = r"(?:what|which|how|why|when|where|who|is|are|was|were|do|does|did|can|could|should|would|will)\b"
+_PREMISE = re.compile(rf"^(.*[a-z\d)][.!])\s+(?={_QUESTION_WORD})", re.I | re.S)
 _PART_BREAK = re.compile(
     r"\?\s+|,?\s+and\s+(?=(?:(?:over|for|in|from|by|at|to|within|during|under|with|on)\s+)?"
     r"(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)|"
@@ -150,8 +151,7 @@ GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so t
                           r"according to|as recommended|in line with|not (?:possible|applicable|available))\b", re.I)
 _COMMA_QUESTION = re.compile(r",\s+(?=(?:(?:for|in|of|on|at|by|with)\s+)?(?:how|what|when|where|why)\s+(?:much|many|"
                              r"big|large|long|far|often|is|are|was|were|do|does|did)\b)", re.I)
-_QUESTION_START = re.compile(r"^\s*(?:what|which|how|why|when|where|who|is|are|was|were|do|does|did|can|could|should|"
-                             r"would|will)\b", re.I)
+_QUESTION_START = re.compile(rf"^\s*{_QUESTION_WORD}", re.I)
 # an instruction on how to answer the part before it: "Give both values.", "Quote the figures."
 _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|include)\s+"
                    r"(?:both|each|all|the|their|its)?\s*(?:values?|numbers?|figures?|results?|amounts?)\b[^?]*$", re.I)
@@ -357,15 +357,6 @@ def asks_change(question: str) -> bool:
     return _CHANGE.search(question) is not None
 
 
-def quantity_of(question: str) -> str:
-    """The name of the quantity a numeric question asks for (first of :data:`QUANTITIES` it names), else ``""``."""
-    found = [(m.start(), name) for name, asked, _ in QUANTITIES if (m := asked.search(question))]
-    count = HOW_MANY.search(question)
-    if count and not _HOW_MANY_UNITS.search(question) and all(count.start() < at for at, _ in found):
-        return ""  # "How many projects did the auction support" asks for a count, not money
-    return found[0][1] if found else ""
-
-
 _HOW_MANY_UNITS = re.compile(r"\bhow many (?:kg|kilo\w*|tonnes?|tons?|grams?|km|kilomet\w*|MJ|kWh|euros?|EUR|percent|"
                              r"per cent|years?|days?|months?)\b", re.I)
 # a question asking for a number of things, and a sentence stating one
@@ -391,6 +382,16 @@ def states_count(text: str, question: str) -> int:
     asked = re.search(r"\bhow many\s+([a-z]{3,}?)s?\b|\bnumber of\s+([a-z]{3,}?)s?\b", question, re.I)
     thing = (asked.group(1) or asked.group(2)).lower() if asked else ""
     return 2 if thing and any(thing in c for c in counts) else 1 if counts else 0
+
+
+def quantity_of(question: str) -> str:
+    """The name of the quantity a numeric question asks for (first of :data:`QUANTITIES` it names), else ``""``."""
+    found = [(m.start(), name) for name, asked, _ in QUANTITIES if (m := asked.search(question))]
+    count = HOW_MANY.search(question)
+    if count and not _HOW_MANY_UNITS.search(question) and all(count.start() < at for at, _ in found):
+        return ""  # "How many projects did the auction support" asks for a count, not money
+    return found[0][1] if found else ""
+
 
 def states_quantity(text: str, quantity: str) -> bool:
     """True when ``text`` prints a value of ``quantity`` with its unit ("34.8 kg CO2-eq./kg H2", "50.3%")."""

@@ -201,9 +201,10 @@ class ExtractiveGenerator:
                 tables[table] = (len(picked), i)
             group = _list_of(e, order, candidates)
             # the statements a document rejects (asked for as such) are followed by the sentence rejecting them
-            rejecting = [candidates[j] for j in order if any(g.refuted for g in group) and len(picked) < self._max - 1
-                         and candidates[j].doc_id == e.doc_id and abs(candidates[j].page - e.page) <= 1
-                         and REFUTES.search(candidates[j].text) and candidates[j].text not in used][:1]
+            rejecting = [candidates[j] for j in order if candidates[j].doc_id == e.doc_id
+                         and abs(candidates[j].page - e.page) <= 1 and REFUTES.search(candidates[j].text)
+                         and candidates[j].text not in used][:1] \
+                if any(g.refuted for g in group) and len(picked) < self._max - 1 else []
             for best, shown in ((e, group), *((r, [r]) for r in rejecting)):
                 picked.append(shown)
                 quoted.append(best)
@@ -549,8 +550,8 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
     if part.kind in ("numeric", "comparison"):
         if part.quantity and states_quantity(shown, part.quantity):
             bonus += 2 * KIND_BONUS
-        elif not part.quantity and HOW_MANY.search(part.text) and states_count(shown, part.text):
-            bonus += states_count(shown, part.text) * KIND_BONUS  # "how many projects": "Six renewable hydrogen
+        elif not part.quantity and HOW_MANY.search(part.text) and (counted := states_count(shown, part.text)):
+            bonus += counted * KIND_BONUS  # "how many projects": "Six renewable hydrogen
             # projects have signed …" (Hydrogen Bank pilot, p. 1), a number of other things half as much
         elif _states_value(evidence, asked):
             bonus += KIND_BONUS
