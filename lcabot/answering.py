@@ -23,8 +23,10 @@ from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     ATTRIBUTION,
     COUNT,
+    EACH,
     GIVES_REASON,
     HOW_MANY,
+    ORDINALS,
     REASON_PART,
     RELATIVE_AMOUNT,
     SORT_NOUNS,
@@ -36,6 +38,7 @@ from lcabot.questions import (
     frame,
     kind_of,
     names_code,
+    names_each,
     names_parameter,
     quantity_of,
     referent,
@@ -237,7 +240,7 @@ class Answerer:
         for part in parts:
             about = referent(asked.parts, asked.parts.index(part)) if refers_back(part) else ""
             found = self._retrieve(f"{part} {about}".strip(), TOP_UP_HITS, "rag", documents, within, perspective)[0]
-            for hit in found[:TOP_UP_HITS]:
+            for hit in found:  # (with BM25's best for the part, appended when not among them)
                 if hit.chunk.chunk_id not in taken:
                     taken.add(hit.chunk.chunk_id)
                     extra.append(hit)
@@ -358,7 +361,16 @@ _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes",
                         "get", "gets", "got"})
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
-_VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results"})
+_VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results", "threshold",
+                          "thresholds", "limit", "limits"})
+# the words of a part asking what caused something, and how many causes ("what two factors caused the reduction")
+# a part asking for a given number of things ("Which five global sensitivity analysis methods …")
+_WHICH_N = re.compile(r"^\s*(?:which|what)\s+(two|three|four|five|six|seven|eight|nine|ten|\d+)\s", re.I)
+_CONDITION_WORD = re.compile(r"situations?|cases?|circumstances?|conditions?")
+_STATES_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|in case|where|provided that|only for)\b", re.I)
+_ASKS_CAUSE = re.compile(r"\b(?:caus(?:e[sd]?|ing)|drove|driv(?:e[sn]?|ing)|explain(?:s|ed)?|led to|reasons?)\b", re.I)
+_CAUSE_WORD = re.compile(r"caus(?:e[sd]?|ing)|drove|driv(?:e[sn]?|ing)|explain(?:s|ed)?|factors?|reasons?|"
+                         r"two|three|four|five|main|key")
 # a part asking for an amount of what it names, not for which factors or standard to use ("which GWP
 # characterization factors must be used": IPCC AR5, Pathfinder Framework p. 18)
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b|\b(?:amount|values?|results?|emissions?|footprints?|impacts?|"
@@ -410,6 +422,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # a concept the part names is named where the concept or a kind of it is: "a cradle-to-factory gate scope"
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
+        cause = _ASKS_CAUSE.search(part)
+        listed = _WHICH_N.match(part)
         covered = False
         for text, known, title, around in zip(texts, described, titles, documented, strict=True):
             # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
@@ -425,12 +439,18 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                 continue
             if symbols and not all(names_parameter(text, p) for p in symbols):
                 continue  # "what is the default B value" is not answered by the default A values
+            if listed and not term_present(listed.group(1).lower(), text):
+                continue  # "Which five … methods did Groen et al. compare" by "Five methods … were evaluated: …"
             # a term of art asked for ("what geographic scope") is named: "a cradle-to-factory gate scope" states a
             # boundary, not the geographic scope; in the statement or its section's title ("a default utilisation
             # ratio of 64%" under "7.14.1.1 Truck transport", PEFCR guidance p. 95, is the truck's)
             # (a value in the unit asked for names it: "34.8 kgCO2(eq)/FU" is a GWP per functional unit)
+            # (a noun naming a value — "what cut-off threshold" — is named by a number: "a 1% cut-off", PEFCR
+            # guidance p. 61)
+            valued = re.search(r"\d", text) or COUNT.search(text)
             if len(noun) > 1 and not (quantity and states_quantity(text, quantity)) and not all(
-                    t in held or term_present(t, text) or term_present(t, title) for t in noun):
+                    t in held or term_present(t, text) or term_present(t, title) or (t in _VALUE_WORDS and valued)
+                    for t in noun):
                 continue
             # what a boundary leaves out is said by a statement of what is out ("The following were not considered
             # in the analysis: …", Burchart et al. 2023, p. 5), not by one of what it covers
@@ -445,10 +465,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # (a term may be named by the statement's section title: "how much hard coal goes in" to Burchart et
             # al.'s life cycle inventory is "Coal production: INPUT Amount 10.42 kg" under "2.2 Description of the
             # System Examined: Life Cycle Inventory", p. 10)
-            if (sum(t in held or term_present(t, text) or term_present(t, title) for t in own)
-                    >= max(1, len(own) / 2)
+            # (a part's words asking for a number — "what is the minimum number" — are held by a count or value, and
+            # its words asking for a cause — "what two factors caused" — by a statement giving one: "The 77% reduction
+            # … was due to exportation of coffee beans via cargo ship …", Nab & Maslin 2020, p. 1)
+            answering = {t for t in own if (t in _VALUE_WORDS and valued)
+                         or (cause and _CAUSE_WORD.fullmatch(t) and GIVES_REASON.search(text))
+                         # ("in what situation should Monte Carlo not be used" by one setting a condition: "when the
+                         # input parameters are not estimated using samples …", Heijungs 2020, p. 394)
+                         or (_CONDITION_WORD.fullmatch(t) and _STATES_CONDITION.search(text))}
+            holding = sum(t in held or t in answering or term_present(t, text) or term_present(t, title) for t in own)
+            if (holding >= max(1, len(own) / 2)
                     and (not numeric or (any(states_quantity(text, q) for q in accepted) if amount
-                                         else re.search(r"\d", text) or RELATIVE_AMOUNT.search(text)))) or (
+                                         else re.search(r"\d", text) or COUNT.search(text)
+                                         or RELATIVE_AMOUNT.search(text)))) or (
                     # a value in the unit the part asks for (a duration for "how long": "up to 3 years", JRC ILCD
                     # compliance rules p. 10), of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
@@ -457,8 +486,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                     bool(quantity) and states_quantity(text, quantity)
                     # (or in the answer's other statements from its document: "… reduces GHG emissions by about 44%
                     # from 34.8 kgCO2(eq)/FU …" is Burchart et al.'s Shell gasification result)
-                    and (not names or any(term_present(n, text) or n in known or term_present(n, around)
-                                          for n in names))):
+                    and (any(term_present(n, text) or n in known or term_present(n, around) for n in names) if names
+                         # (a part naming nothing specific, by a third of its words: a share of what the part asks,
+                         # not any per cent — "exergy allocation leads to an increase of 35%" is no share "of the
+                         # remaining impacts allocated to propylene", Moretti et al. 2020, p. 11)
+                         else holding >= max(1, len(own) / 3))):
                 covered = True
                 break
         # a count of things the sentence names by another word answers when its paragraph names them: "With around
@@ -468,6 +500,10 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             covered = any(COUNT.search(text) and all(term_present(t[:-1] if t.endswith("s") else t, around)
                                                       for t in terms)
                           for text, around in zip(texts, paragraphs, strict=True))
+        # a part asking the same of each of several things is answered by statements on two of them at least: "The
+        # first act defines …", "The second act provides a methodology …" (renewable hydrogen delegated acts, p. 1)
+        if not covered and (each := EACH.search(part)):
+            covered = sum(any(names_each(text, o, each.group(1)) for text in texts) for o in ORDINALS) > 1
         # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
         # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)

@@ -247,6 +247,10 @@ MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at 
 MAX_COMPARED_CHARS = 650  # a comparison and the sentence stating its other side
 
 
+# a chunk opening with the end of a sentence begun before it (in the chunk before the tables between them)
+_TAIL = re.compile(r"^[a-z][^.!?]*[.!?][\"”’)]*$")
+
+
 def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int, str, int]]:
     """Sentence pieces with a piece too short to quote joined to its neighbour in the same paragraph: a list item's
     label to the item ("● A=0.2." + "Low offer of recyclable materials …"), a short lead-in to the sentence before
@@ -268,8 +272,11 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
                 and "\n\n" not in text[out[-1][0]:offset] and not LIST_ITEM.match(out[-1][1]):
             previous = out.pop()
             out.append((previous[0], f"{previous[1]} {piece}", page))
-        elif short and not piece.endswith(":"):
+        elif short and not piece.endswith(":") and not (not out and not text[:offset].strip()
+                                                          and _TAIL.match(piece)):
             carry = (offset, piece)
+        elif short and not piece.endswith(":"):  # the end of a sentence another chunk began ("guidance)." after
+            continue  # Table 3, Moretti et al. 2020, p. 5): not the start of the sentence after it
         elif (out and not out[-1][1].startswith("|") and not LIST_ITEM.match(piece)
               # (a sentence after a list naming its subject in the plural speaks of the whole list, not its last
               # item: "6) There is a clear boundary …" + "In the article, these statements are discussed, and it is

@@ -21,7 +21,7 @@ _NUMERIC = re.compile(
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|(?:maximum|minimum)(?!\s+(?:set|list)\b)|highest|lowest|"
     r"threshold|"
     r"default (?:split|value|transport)|distances?|(?<!to )(?<!must )(?<!shall )shares?|results?)\b|"
-    r"\bwhat (?:is|was|are|were) the (?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
+    r"\bwhat (?:(?:is|was|are|were) the )?(?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
@@ -159,7 +159,13 @@ _GIVE = re.compile(r"^(?:please\s+)?(?:give|state|quote|provide|report|show|incl
 # thing asked of a second case, which repeats the preposition
 # a part asking as the one before it did, of its last word: "… which method was fastest and which slowest"
 # (the question's closing phrase may follow it: "… and which slowest in Groen et al. 2016")
-_ELLIPTIC = re.compile(r"^(?:which|what|who)\s+([\w-]+)((?:\s+(?:in|of|for|by|among|according to)\b.*)?)$", re.I)
+# (a part with a verb of its own is no ellipsis: "what share of the remaining impacts is allocated to propylene")
+_ELLIPTIC = re.compile(r"^(?:which|what|who)\s+(?!(?:in|of|for|by|at|among)\b)([\w-]+)((?:\s+(?:in|of|for|by|among|"
+                       r"according to)\b(?:(?!\b(?:is|are|was|were|did|does|do|has|have|can|shall|should)\b).)*)?)$",
+                       re.I)
+# a part asking as the one before it did, of another thing after the same preposition: "which allocation approach was
+# used for the hydrotreatment step, and which for the steam cracking step" (Moretti et al. 2020, p. 4)
+_ELLIPTIC_OF = re.compile(r"^(?:which|what)\s+((in|of|for|by|at)\s+.+)$", re.I)
 _SECOND_CASE = re.compile(r",?\s+and\s+(of|for)\s+(?=\S)", re.I)
 
 
@@ -234,6 +240,9 @@ def sub_questions(question: str) -> list[str]:
         elliptic = _ELLIPTIC.match(parts[i])
         if elliptic and len(parts[i - 1].split()) >= 3:
             parts[i] = f"{parts[i - 1].rsplit(' ', 1)[0]} {elliptic.group(1)}{elliptic.group(2)}"
+        elif (other := _ELLIPTIC_OF.match(parts[i])) and (at := parts[i - 1].lower().rfind(f" {other.group(2).lower()} "
+                                                                                           )) > 0:
+            parts[i] = f"{parts[i - 1][:at]} {other.group(1)}"
     parts = [p for p in parts if len(p.split()) >= 3 or (REASON_PART.match(p) and p is not parts[0])] or [question]
     for i in range(len(parts) - 1, 0, -1):  # "… ? Give both values." asks the part before for its values
         if _GIVE.match(parts[i]):
@@ -360,7 +369,19 @@ def asks_change(question: str) -> bool:
 _HOW_MANY_UNITS = re.compile(r"\bhow many (?:kg|kilo\w*|tonnes?|tons?|grams?|km|kilomet\w*|MJ|kWh|euros?|EUR|percent|"
                              r"per cent|years?|days?|months?)\b", re.I)
 # a question asking for a number of things, and a sentence stating one
-HOW_MANY = re.compile(r"\bhow many\b|\bwhat (?:is the )?number of\b", re.I)
+HOW_MANY = re.compile(r"\bhow many\b|\bwhat (?:is the )?(?:(?:minimum|maximum|smallest|largest|required) )?number\b",
+                      re.I)
+# a part asking the same of each of several things, and the words a document numbers them by
+EACH = re.compile(r"\b(?:each of|both of|each|both)\s+(?:the|its|their|these|those)\s+(?:(?:two|three|four|\d)\s+)?"
+                   r"(?:[\w-]+\s+){0,2}?([a-z]{3,}?)s\b", re.I)
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+def names_each(text: str, ordinal: str, thing: str) -> bool:
+    """``text`` speaks of the ``ordinal`` ``thing`` ("the second act", "the first delegated act")."""
+    return re.search(rf"\b{ordinal}\s+(?:[\w-]+\s+)?{thing}\b", text, re.I) is not None
+
+
 # a number of things: digits or a number word before a noun, not a year or a unit
 COUNT = re.compile(r"(?<![\w.,])(?-i:(?<![A-Z] ))(?:\d{1,3}(?:,\d{3})+|\d+|one|two|three|four|five|six|seven|"
                    r"eight|nine|ten|eleven|twelve|dozens?|hundreds?|thousands?)(?:\s+(?:million|billion)(?=\s))?\s+"
@@ -434,7 +455,8 @@ def frame(question: str) -> QuestionFrame:
 
 # "which carbon footprint standard did … use", "what allocation method does … apply": the kind of thing asked for,
 # the words before the verb
-_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]+)\s+(?:did|does|do|was|were|is|are|has|"
+_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)?"
+                         r"((?:[\w-]+\s+){0,3}?[a-z][\w-]+)\s+(?:did|does|do|was|were|is|are|has|"
                          r"have|had|can|could|should|must|may)\b", re.I)
 
 
@@ -470,12 +492,30 @@ def asked_term(part: str) -> str:
     return "" if re.search(r"\bvalues?$", term) else term
 
 
+def _term_name(term: str) -> str:
+    """A pattern for ``term`` or its acronym ("FU" for "functional unit")."""
+    words = term.split()
+    names = [re.escape(term)] + ([re.escape("".join(w[0] for w in words).upper())] if len(words) > 1 else [])
+    return "(?:" + "|".join(names) + ")"
+
+
 def states_term(text: str, term: str) -> bool:
     """True when ``text`` says what ``term`` is: a glossary entry, or the term (or its acronym, "FU" for "functional
     unit") as the subject of "is", "was", "are", "means", "refers to" or "is defined as", or defined as it."""
-    words = term.split()
-    names = [re.escape(term)] + ([re.escape("".join(w[0] for w in words).upper())] if len(words) > 1 else [])
-    name = "(?:" + "|".join(names) + ")"
-    return defines_term(text, term) or re.search(
+    name = _term_name(term)
+    return defines_as(text, term) or re.search(
         rf"\b{name}s?\b(?:\s*\([^()]*\))?\s+(?:(?:is|was|are|were)\b|means?\b|refers?\b|(?:is |was )?defined\b|"
-        rf"stands? for\b)|\b(?:defined|termed|called)\s+(?:as\s+)?(?:an?\s+|the\s+)?{name}s?\b", text, re.I) is not None
+        rf"stands? for\b)"
+        rf"|\b(?:defined|termed|called)\s+(?:as\s+)?(?:an?\s+|the\s+)?{name}s?\b", text, re.I) is not None
+
+
+def defines_as(text: str, term: str) -> bool:
+    """True when ``text`` is a definition of ``term``: its glossary entry, or the term (or its acronym) as the subject
+    of "means", "refers to", "stands for" or "is defined / identified / understood as" ("The most relevant impact
+    categories shall be identified as all impact categories that cumulatively contribute to at least 80% …", PEFCR
+    guidance p. 50)."""
+    return bool(term) and (defines_term(text, term) or re.match(  # (the term as the sentence's subject, not "The
+        # list of mandatory company-specific data refers to the activity data …", p. 39)
+        rf"\W*(?:(?:the|an?)\s+)?{_term_name(term)}s?\b(?:\s*\([^()]*\))?\s+(?:means?\b|refers?\b|stands? for\b|"
+        rf"(?:is|are|was|were|(?:shall|should|must|can|may) be)\s+(?:defined|identified|understood)\s+as\b)",
+        text, re.I) is not None)

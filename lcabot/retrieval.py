@@ -120,8 +120,9 @@ class HybridRetriever:
     the fused list. In ``rag+graph`` the last :data:`GRAPH_SLOTS` of the ``k`` go to the best chunk stating one of
     the question's graph facts when retrieval did not already pick it (so the graph adds a connected passage, not
     noise: recall@5 on the dev set is the same with and without it, 0.80, on the multi-hop set it goes 0.4 → 0.5).
-    When BM25's best chunk is not among the ``k``, it is appended as hit ``k + 1``: the passage holding most of the
-    question's own words is always read, however far its vector is from the question's (Burchart et al. 2023, p. 13,
+    When BM25's best chunk (over the library, and inside the documents the question names for the question without
+    their names) is not among the ``k``, it is appended after them: the passage holding most of the question's own
+    words is always read, however far its vector is from the question's (Burchart et al. 2023, p. 13,
     states 34.8 kg CO2-eq per kg H2 without sequestration at BM25 rank 1 and kNN rank 24). A hit shorter than
     :data:`FRAGMENT_CHARS` or a table gets its neighbouring chunks in the same section as context; a hit ending on a
     list's lead-in, the chunk after it.
@@ -142,7 +143,8 @@ class HybridRetriever:
         lexical = self._index.bm25(" ".join(dict.fromkeys(words)), CANDIDATES, doc_ids=query.doc_ids,
                                    perspective=query.perspective)
         semantic = self._index.knn(qvec, CANDIDATES, doc_ids=query.doc_ids, perspective=query.perspective)
-        fused = reciprocal_rank_fusion(self._rankings(query, words, lexical, semantic))
+        rankings = self._rankings(query, words, lexical, semantic)
+        fused = reciprocal_rank_fusion(rankings)
         if not fused:
             return []
         ids = [c for c, _ in fused]
@@ -168,10 +170,14 @@ class HybridRetriever:
             taken |= {h.chunk.chunk_id for h in extra}
             rest = [h for h in hits[len(head):] if h.chunk.chunk_id not in taken]
             hits = (head + extra + rest)[: query.k]
-        best_lexical = lexical[0][0] if lexical and query.k else None
-        if best_lexical is not None and best_lexical not in {h.chunk.chunk_id for h in hits}:
-            i = ids.index(best_lexical)
-            hits.append(Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))))
+        # BM25's best over the library and, when the question names documents, inside them for the question's own
+        # words (Groen et al. 2016, p. 1: "Five methods … were evaluated: …" is first there for "Which five global
+        # sensitivity analysis methods did Groen et al. (2016) compare", 7th over the library and not among kNN's)
+        lexical_rankings = [rankings[0], *rankings[2:3]] if query.k else []
+        for best_lexical in dict.fromkeys(r[0] for r in lexical_rankings if r):
+            if best_lexical not in {h.chunk.chunk_id for h in hits}:
+                i = ids.index(best_lexical)
+                hits.append(Hit(candidates[i], relevance[i], tuple(self._expand(candidates[i]))))
         return self._from_section_start(hits)
 
     def _rankings(self, query: RetrievalQuery, words: Sequence[str], lexical: Sequence[tuple[str, float]],

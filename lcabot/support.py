@@ -100,6 +100,10 @@ MAX_NAMED_DOCUMENTS = 2  # a name that more file names hold ("Hydrogen") names a
 _SUBJECT_NAME = re.compile(r"\bthe\s+([a-z][a-z-]{2,})\s+(?:study|paper|article|report|LCA)\b", re.I)
 
 
+# a document called by what it is about: "the Commission's June 2023 news item on the renewable hydrogen delegated
+# acts" (ec-2023-renewable-hydrogen-delegated-acts.pdf)
+_ABOUT_NAME = re.compile(r"\b(?:news item|news|press release|article|paper|study|report|item|communication)\s+"
+                         r"(?:on|about)\s+(?:the\s+)?((?:[\w-]+\s+){0,4}[\w-]+)", re.I)
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth)\b", re.I)
 
 
@@ -147,6 +151,13 @@ def document_names(question: str, sources: dict[str, str], titles: dict[str, str
         if 0 < len(docs) <= MAX_NAMED_DOCUMENTS:
             named[run.group(0)] = tuple(docs)
             spelled.update(words_of)
+    for about in _ABOUT_NAME.finditer(question):  # the file names holding most of its words (two at least)
+        said = set(re.findall(r"[^\W\d_]{3,}", about.group(1).lower())) - {"the", "and", "for", "with", "its", "from"}
+        held = {doc_id: len(said & words[doc_id]) for doc_id in words}
+        most = max(held.values(), default=0)
+        docs = [d for d, n in held.items() if n == most]
+        if most >= min(2, len(said)) and most and len(docs) <= MAX_NAMED_DOCUMENTS:
+            named[about.group(1)] = tuple(docs)
     for name in dict.fromkeys([*authors, *subjects, *(n for n in named_terms(question) if n not in concepts)]):
         if name in spelled:
             continue

@@ -85,7 +85,9 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
             evidence = [e for e in evidence if failed_gate(e, question) is None]
         if not _fact_earns_place(fact, evidence, quoted, question):
             continue
-        numbers = [n for e in evidence if (n := _cite(e, e.text, citations, index)) is not None]
+        # (cited where the answer quotes it, not also on a page of a document the answer does not cite)
+        numbers = [n for e in evidence if (e.chunk_id in quoted or e.evidence_id in quoted)
+                   and (n := _cite(e, e.text, citations, index)) is not None]
         if numbers:
             shown.append(GraphFact(fact.subject, fact.relation, fact.object, tuple(dict.fromkeys(numbers))))
     return Verified(tuple(kept), tuple(citations.values()), "\n".join(lines), len(claims) - len(kept), tuple(shown),

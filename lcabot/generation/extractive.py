@@ -18,8 +18,10 @@ from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
+    EACH,
     GIVES_REASON,
     HOW_MANY,
+    ORDINALS,
     REASON_PART,
     RELATIVE_AMOUNT,
     SORT_NOUNS,
@@ -27,7 +29,9 @@ from lcabot.questions import (
     asked_noun,
     asked_term,
     attributed_source,
+    defines_as,
     frame,
+    names_each,
     names_parameter,
     referent,
     states_count,
@@ -41,7 +45,6 @@ from lcabot.retrieval import (
     STOPWORDS,
     WORD,
     content_terms,
-    defines_term,
     document_words,
     heading_in_section,
 )
@@ -197,9 +200,11 @@ class ExtractiveGenerator:
                 continue  # a part's best spans are quoted however many others their page gave: all four parts of
                 # "What functional unit, system boundary, LCA approach and geographic scope …" are on Moretti et al.
                 # p. 2
-            if e.reading:
+            if e.reading:  # a row is read with the table's further rows about the question, wherever they rank
                 tables[table] = (len(picked), i)
-            group = _list_of(e, order, candidates)
+                group = _rows_of(e, order, candidates, lambda j, first=i: relevant(j, first))
+            else:
+                group = _list_of(e, order, candidates)
             # the statements a document rejects (asked for as such) are followed by the sentence rejecting them
             rejecting = [candidates[j] for j in order if candidates[j].doc_id == e.doc_id
                          and abs(candidates[j].page - e.page) <= 1 and REFUTES.search(candidates[j].text)
@@ -322,6 +327,17 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             if reasons:
                 leads.append(reasons[0])
                 continue
+        each = EACH.search(part)
+        if each:  # "what does each of the two delegated acts cover": the sentence on each of them ("The first act
+            # defines …", "The second act provides a methodology …", renewable hydrogen delegated acts news, p. 1)
+            ordinals = [next((i for i in sorted(free, key=lambda i, o=o: not re.match(
+                rf"(?:the\s+)?{o}\b", candidates[i].text, re.I)) if names_each(candidates[i].text, o, each.group(1))),
+                None) for o in ORDINALS]  # (one saying so first: "The first act defines …", not "… the first act
+            # clarifies …")
+            found = [i for i in ordinals if i is not None]
+            if len(found) > 1:
+                leads.extend(found)
+                continue
         term = asked_term(part)
         noun = asked_noun(part)
         # of the best spans, one holding more of the part's own words than of another part's comes first (Groen et
@@ -359,9 +375,11 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                         bool(head) and not term_present(head, text))
             free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
         kinds = _kinds_of(noun, part)
-        if kinds and any(_names_kind(candidates[i].reading or candidates[i].text, kinds) for i in leads):
+        if kinds and any(_names_kind(candidates[i].reading or candidates[i].text, kinds) and (not distinct[n] or any(
+                term_present(t, candidates[i].reading or candidates[i].text) for t in distinct[n])) for i in leads):
             continue  # an earlier part's lead answers it too: "A cradle-to-factory gate scope and an attributional
-            # approach are adopted" gives Moretti et al.'s boundary and their LCA approach
+            # approach are adopted" gives Moretti et al.'s boundary and their LCA approach (not when it is of another
+            # thing: the hydrotreatment's energy allocation says nothing of the steam cracker's, p. 4)
         plural = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
         lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None  # "Which … methods did they compare"
         stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
@@ -420,9 +438,15 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
     if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first
         stating.sort(key=lambda i: -states_count(candidates[i].text, asked.asking))
-    if total and not stating:  # (a total is what a sentence says it states, wherever it ranks)
-        stating = [i for i in window if not candidates[i].reading and states(candidates[i])
-                   and _TOTAL.search(candidates[i].text) and not failed_gate(candidates[i], asked)]
+    if total:  # (a total is what a sentence says it states, wherever it ranks: when none of the best does, any
+        # total; a total of the thing the question asks the total of first: "The total amount of support comes to
+        # EUR 694 521 237", Hydrogen Bank pilot p. 1, for "what total support", not the next auction's "increased
+        # budget of EUR 1.2 billion", p. 2; not "the total amount of coffee produced" for a total carbon footprint)
+        totals = [i for i in window if not candidates[i].reading and states(candidates[i])
+                  and _TOTAL.search(candidates[i].text) and not failed_gate(candidates[i], asked)]
+        of = re.search(r"\btotal\s+(?:amount\s+of\s+)?([a-z]{3,})", asked.asking, re.I)
+        stating = [i for i in totals if of and re.search(rf"\btotal\s+(?:[\w-]+\s+){{0,2}}{of.group(1)}",
+                                                          candidates[i].text, re.I)] or stating or totals
     if not stating:
         return order
     # the first of those holding a word of the question's own (not one that only names the document): "How much
@@ -505,11 +529,12 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
         lead = list(dict.fromkeys(i for i in setting_out if i is not None))
         if lead:
             return [*lead, *(i for i in order if i not in lead)]
-    if asked.kind != "definition":
-        return order
-    glossary = next((i for i in order if defines_term(candidates[i].text, asked.defines)), None)
+    if asked.kind != "definition" or EACH.search(asked.asking):  # ("what does each of the two acts cover": the
+        return order  # sentence on each, :func:`_part_leads`)
+    glossary = next((i for i in order if defines_as(candidates[i].text, asked.defines)), None)
     if glossary is not None:  # the document's own entry for the term asked about ("Company-specific data – It
-        # refers to …", PEFCR guidance p. 16), wherever it ranks: a sentence using the term is no definition of it
+        # refers to …", PEFCR guidance p. 16) or its sentence defining it ("The most relevant impact categories shall
+        # be identified as …", p. 50), wherever it ranks: a sentence using the term is no definition of it
         return [glossary, *(i for i in order if i != glossary)]
     # the concepts of what it asks for ("What functional unit were used in the LCA of polypropylene …": the
     # functional unit, not polypropylene, which "the geographic scope is defined as the Netherlands" names too)

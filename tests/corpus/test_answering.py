@@ -905,3 +905,74 @@ def test_review_22_a_paper_s_position_source_and_technology(answerer):
     shell = answerer.ask("In Burchart et al. (2023), what is the functional unit, and what GWP per functional unit do "
                          "they report for hydrogen from Shell coal gasification with and without CO2 sequestration?")
     assert "34.8" in shell.text and "19.5" in shell.text and _not_stated_notes(shell) == []
+
+
+def test_review_23_definitions_counts_causes_and_conditions_are_not_reported_missing(answerer):
+    """Review 23. PEFCR guidance 7.4.1, p. 50: "The most relevant impact categories shall be identified as all impact
+    categories that cumulatively contribute to at least 80% …" defines the term (it was never quoted) and "At last
+    three relevant impact categories shall be considered" states the minimum (a note said it did not). Nab & Maslin
+    2020, p. 1: the 77% reduction "was due to" the two factors; Heijungs 2020, p. 394: Monte Carlo "should not be used
+    at all" "when the input parameters are not estimated using samples"; PEFCR guidance 7.6, p. 61: "a 1% cut-off"
+    is the threshold. Each was quoted and then said not to be stated."""
+    relevant = answerer.ask("How does the PEFCR Guidance v6.3 define the most relevant impact categories, and what is "
+                            "the minimum number to be considered?")
+    assert relevant.text.startswith("“The most relevant impact categories shall be identified as all impact categories "
+                                    "that cumulatively contribute to at least 80% of the total environmental impact")
+    assert "At last three relevant impact categories shall be considered." in relevant.text
+    assert _not_stated_notes(relevant) == []
+    for question in ("What average carbon footprint did Nab & Maslin calculate for sustainable Arabica coffee "
+                     "production, what percentage reduction is that versus conventional production, and what two "
+                     "factors caused the reduction?",
+                     "What does Heijungs (2020) recommend regarding the number of Monte Carlo runs in comparative LCA, "
+                     "and in what situation should Monte Carlo not be used at all?",
+                     "If we want to leave a few minor processes out of a PEF model, what cut-off threshold is allowed, "
+                     "and are any impact categories ignored when applying it?"):
+        answer = answerer.ask(question)
+        assert not answer.abstained and _not_stated_notes(answer) == [], (question, answer.notes)
+
+
+def test_review_23_a_total_a_list_of_five_and_each_of_two_acts(answerer):
+    """Review 23. Hydrogen Bank pilot, p. 1: "The total amount of support comes to EUR 694 521 237" answers "what
+    total support" (not the next auction's EUR 1.2 billion budget, p. 2), and the bid table is read whole (0.37 to
+    0.48 EUR/kg). Groen et al. 2016, p. 1: "Five methods … were evaluated: …" answers "Which five … methods"
+    (the abstract's chunk is BM25's best inside the paper, not among kNN's). The June 2023 news item on the
+    delegated acts (not the 2025 auction item) says what each act covers: "The first act defines …", "The second act
+    provides a methodology …"."""
+    pilot = answerer.ask("In the first (pilot) European Hydrogen Bank auction, what total support did the six projects "
+                         "that signed grant agreements receive, and what was the range of their bid prices in EUR per "
+                         "kg?")
+    assert "The total amount of support comes to EUR 694 521 237" in pilot.text.split("\n")[0]
+    assert "Bid price (EUR/kg) 0.37" in pilot.text and "Bid price (EUR/kg) 0.39" in pilot.text
+    assert _not_stated_notes(pilot) == []
+    groen = answerer.ask("Which five global sensitivity analysis methods did Groen et al. (2016) compare, and which "
+                         "ones performed better when input uncertainties were large?")
+    assert groen.text.startswith("“Five methods that quantify the contribution to output variance were evaluated: "
+                                 "squared standardized regression coefficient, squared Spearman correlation "
+                                 "coefficient, key issue analysis, Sobol’ indices and random balance design.”")
+    assert "Sobol’ indices" in groen.text.split("\n", 1)[1] and _not_stated_notes(groen) == []
+    acts = answerer.ask("According to the Commission's June 2023 news item on the renewable hydrogen delegated acts, "
+                        "what does each of the two delegated acts cover, and how much renewable electricity does the "
+                        "Commission estimate is needed for the REPowerEU ambition of 10 million tonnes of RFNBOs?")
+    lines = acts.text.split("\n")
+    assert lines[0].startswith("“The first act defines under which conditions hydrogen")
+    assert lines[1].startswith("“The second act provides a methodology for calculating life-cycle greenhouse gas")
+    assert "around 500 TWh of renewable electricity" in acts.text and _not_stated_notes(acts) == []
+    assert {c.source for c in acts.citations} == {"ec-2023-renewable-hydrogen-delegated-acts.pdf"}
+
+
+def test_review_23_the_allocation_of_each_multifunctional_step_moretti(answerer):
+    """Review 23, Q06: Moretti et al. 2020 solve the hydrotreatment by energy allocation (p. 4), the steam cracker by
+    direct substitution of the net steam plus energy allocation (p. 8 recalls both), which puts "20% of the remaining
+    impacts" on propylene (p. 5, the end of a sentence begun on p. 4 before Tables 2–3: its chunk opened with
+    "guidance). Energy allocation …" and failed the fragment gate). "…, and which for the steam cracking step" asks
+    the first part's question of the steam cracker; "what share … is allocated" is no ellipsis of it."""
+    answer = answerer.ask("In Moretti et al. (2020) on polypropylene from used cooking oil, which allocation approach "
+                          "was used for the hydrotreatment step and which for the steam cracking step, and what share "
+                          "of the remaining impacts is allocated to propylene?")
+    lines = answer.text.split("\n")
+    assert "multiple products of hydrotreatment has been solved through energy allocation" in lines[0]
+    assert ("direct substitution for net steam and energy allocation is applied for the steam cracking process"
+            in lines[1])
+    assert ("“Energy allocation has been applied to all the other co-(by-) products resulting in 20% of the remaining "
+            "impacts allocated to propylene.”") in answer.text
+    assert _not_stated_notes(answer) == []

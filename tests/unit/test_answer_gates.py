@@ -1136,3 +1136,54 @@ def test_a_sentence_after_a_list_is_not_joined_to_its_last_item():
                                                        "consequential LCA.")
     assert units["6) There is a clear boun"].refuted
     assert not units["In the article, these st"].refuted
+
+
+def test_parts_asking_the_same_of_another_thing_and_parts_with_a_verb_of_their_own():
+    """Review 23, Q06 (Moretti et al. 2020): "…, and which for the steam cracking step" asks the part before it of the
+    steam cracker; "what share of the remaining impacts is allocated to propylene" is a question of its own, not "which
+    for the steam cracking share of …"."""
+    parts = frame("In Moretti et al. (2020), which allocation approach was used for the hydrotreatment step and which "
+                  "for the steam cracking step, and what share of the remaining impacts is allocated to "
+                  "propylene?").parts
+    assert parts == ("In Moretti et al. (2020), which allocation approach was used for the hydrotreatment step",
+                     "In Moretti et al. (2020), which allocation approach was used for the steam cracking step",
+                     "what share of the remaining impacts is allocated to propylene")
+    assert frame("Which method was fastest and which slowest in Groen et al. 2016?").parts == (
+        "Which method was fastest", "Which method was slowest in Groen et al. 2016")
+
+
+def test_kinds_counts_totals_and_comparisons_of_review_23_questions():
+    from lcabot.questions import HOW_MANY, asked_noun, defines_as
+
+    assert frame("what is the minimum number to be considered").quantity == ""  # a count, not a limit
+    assert HOW_MANY.search("what is the minimum number to be considered")
+    total = frame("In the first European Hydrogen Bank auction, what total support did the six projects receive?")
+    assert (total.kind, total.quantity) == ("numeric", "money")
+    assert asked_noun("Which five global sensitivity analysis methods did Groen et al. (2016) compare") == \
+        "global sensitivity analysis methods"
+    term = "most relevant impact categories"
+    assert defines_as("The most relevant impact categories shall be identified as all impact categories that "
+                      "cumulatively contribute to at least 80% of the total environmental impact", term)
+    assert not defines_as("The list of mandatory company-specific data refers to the activity data",
+                          "company-specific data")
+
+
+def test_a_document_called_by_what_its_news_item_is_about():
+    from lcabot.support import named_documents
+
+    sources = {"acts": "ec-2023-renewable-hydrogen-delegated-acts.pdf",
+               "second": "ec-2025-hydrogen-bank-second-auction-bids.pdf",
+               "ju": "clean-hydrogen-ju-2023-nrmm-topic.pdf"}
+    assert named_documents("According to the Commission's June 2023 news item on the renewable hydrogen delegated "
+                           "acts, what does each act cover?", sources) == ("acts",)
+    assert named_documents("What does the news item on hydrogen say?", sources) == ()  # one word, three files
+
+
+def test_a_chunk_opening_with_the_end_of_a_sentence_quotes_the_sentence_after_it():
+    """Moretti et al. 2020, p. 5: a sentence begun on p. 4 ends after Tables 2 and 3 ("guidance)."); the chunk that
+    opens with its end quotes the next sentence on its own, not as "guidance). Energy allocation …" (a fragment)."""
+    text = ("guidance). Energy allocation has been applied to all the other co-(by-)\nproducts resulting in 20% of the "
+            "remaining impacts allocated to propylene.")
+    assert [u.text for u in quotable_units(_chunk(text, 5))] == [
+        "Energy allocation has been applied to all the other co-(by-) products resulting in 20% of the remaining "
+        "impacts allocated to propylene."]
