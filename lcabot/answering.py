@@ -24,6 +24,7 @@ from lcabot.questions import (
     ATTRIBUTION,
     COUNT,
     EACH,
+    FRACTION,
     GIVES_REASON,
     HOW_MANY,
     ORDINALS,
@@ -152,8 +153,9 @@ class Answerer:
         df, n_chunks = self._index.term_document_frequency(terms)
         # a name of a document's file name or title is known however its text spells it ("the OWID piece":
         # owid-ritchie-2020-food-choice-vs-eating-local.pdf, which prints "Our World in Data")
-        titled = {n.lower() for n in document_names(query, {d: r.source for d, r in documents.items()},
-                                                    {d: r.title for d, r in documents.items()})}
+        names = document_names(query, {d: r.source for d, r in documents.items()},
+                               {d: r.title for d, r in documents.items()})
+        titled = {n.lower() for n in names}
         unknown_names = [n for n in named_terms(query) if n.lower() not in titled and not self._index.contains_text(n)]
         passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
         judged = support(terms, unknown_names, passages, df, n_chunks)
@@ -166,7 +168,11 @@ class Answerer:
         around = [c for h in hits[:2] for c in self._index.neighbours(h.chunk)]
         answering = [c.search_text for h in hits for c in (h.chunk, *h.context, *around)
                      if not is_reference_list(c.section_path)]
-        absent = absent_from_passages(query, answering, self._index.contains_text)
+        # (the words of a document's name need not be in its passages: "Our World in Data" names the OWID article)
+        read = {h.chunk.doc_id for h in hits}
+        naming = {w for n, docs in names.items() if read & set(docs) for w in n.lower().split()}
+        absent = [t for t in absent_from_passages(query, answering, self._index.contains_text)
+                  if t.lower() not in naming]
         if absent:
             return self._abstain(used, messages.abstain_not_in_passages(searched, absent), searched, (),
                                  "the closest passages never mention: " + ", ".join(absent), notes)
@@ -199,8 +205,9 @@ class Answerer:
         for e in ledger:
             if not (e.other_work or reports_other_work(e.text)):
                 own_words.setdefault(e.chunk_id, []).append(e.reading or e.text)
-        unaddressed = unaddressed_terms(query, [" ".join([_header(c), *own_words.get(c.chunk_id, ())])
-                                                for h in hits for c in (h.chunk, *h.context) if c.chunk_id in quoted])
+        unaddressed = [t for t in unaddressed_terms(query, [" ".join([_header(c), *own_words.get(c.chunk_id, ())])
+                                                            for h in hits for c in (h.chunk, *h.context)
+                                                            if c.chunk_id in quoted]) if t.lower() not in naming]
         if unaddressed:
             return self._abstain(used, messages.abstain_not_in_passages(searched, unaddressed), searched, ledger,
                                  "the quoted passages never mention: " + ", ".join(unaddressed), notes)
@@ -354,11 +361,11 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 # the verbs a part asks with ("What system boundary does the Pathfinder Framework require …"): the quote answering it
 # states the boundary, it need not say "require"
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
-                          r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?")
+                          r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?|compare[sd]?|attribut(?:e[sd]?|ing)")
 
 # words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
 _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes", "went", "come", "comes", "came",
-                        "get", "gets", "got"})
+                        "get", "gets", "got", "article", "paper", "study"})
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
 _VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results", "threshold",
@@ -385,7 +392,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     if len(asked.parts) < 2:
         return []
     by_id = {e.evidence_id: e for e in ledger}
-    texts, described, titles, paragraphs, documented = [], [], [], [], []
+    texts, described, sections, paragraphs, documented, cited = [], [], [], [], [], []
     spans: dict[str, list[str]] = {}  # chunk id → its quotable spans in the ledger
     for e in ledger:
         spans.setdefault(e.chunk_id, []).append(e.text)
@@ -401,11 +408,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         documented.append(" ".join(t for d in {e.doc_id for e in evidence} for t in stated[d]))
         texts.append(" ".join([c.text, *(f"{e.context} {e.text}" for e in evidence)]))
         described.append({t for e in evidence for t in document_words(e.source, e.title)})
-        titles.append(" ".join(e.section or "" for e in evidence))
+        sections.append(" ".join(e.section or "" for e in evidence))
+        cited.append({e.doc_id for e in evidence})
+    # the words naming a document ("the Our World in Data article" is owid-ritchie-2020-….pdf) are not asked for
+    sources = {e.doc_id: e.source for e in ledger}
+    titles = {e.doc_id: e.title for e in ledger}
+    naming = {w.lower() for n in document_names(asked.text, sources, titles) for w in n.split()}
     missing = []
     for part in asked.parts:
+        # a part naming a document is answered by that document's statements ("… does the Our World in Data article
+        # attribute to transport" is not answered by Nab & Maslin's exportation share)
+        own_docs = set(named_documents(part, sources, titles))
         terms = [t for t in split_compounds(content_terms(ATTRIBUTION.sub("", part))) if t not in _NOT_ASKED
-                 and not _ASKING_VERB.fullmatch(t)]
+                 and t not in naming and not _ASKING_VERB.fullmatch(t)]
         numeric = kind_of(part) == "numeric"
         quantity, symbols = frame(part).quantity, frame(part).parameters
         # a part asking for a value with a unit is answered by one in that unit ("EUR 245,178,772" for how much money,
@@ -418,14 +433,16 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # 88 MPa"), not by one using it ("the GHG emissions rate for the assumed functional unit")
         term = asked_term(part)
         # (its words but a head naming only a sort of thing: "which emission sources" asks which emissions)
-        noun = [t for t in content_terms(asked_noun(part)) if t not in SORT_NOUNS]
+        noun = [t for t in split_compounds(content_terms(asked_noun(part))) if t not in SORT_NOUNS]
         # a concept the part names is named where the concept or a kind of it is: "a cradle-to-factory gate scope"
         # names the system boundary (Moretti et al. 2020, p. 2)
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
         cause = _ASKS_CAUSE.search(part)
         listed = _WHICH_N.match(part)
         covered = False
-        for text, known, title, around in zip(texts, described, titles, documented, strict=True):
+        for text, known, title, around, docs in zip(texts, described, sections, documented, cited, strict=True):
+            if own_docs and not own_docs & docs:
+                continue
             # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
             # recommend …", "On the number of Monte Carlo runs …") is judged on its words but the authors' and years
             own = [t for t in terms if t not in known] or [t for t in terms if not t.isdigit() and t not in names] \
@@ -477,7 +494,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             if (holding >= max(1, len(own) / 2)
                     and (not numeric or (any(states_quantity(text, q) for q in accepted) if amount
                                          else re.search(r"\d", text) or COUNT.search(text)
-                                         or RELATIVE_AMOUNT.search(text)))) or (
+                                         or RELATIVE_AMOUNT.search(text)
+                                         or (asks_change(part) and FRACTION.search(text))))) or (
                     # a value in the unit the part asks for (a duration for "how long": "up to 3 years", JRC ILCD
                     # compliance rules p. 10), of the thing the part names: "For the hydrogen produced
                     # by Shell technology, … 19.5 kg CO2-eq./kg H2 for seq. and 34.8 kg CO2-eq./kg H2 for non-seq."
@@ -487,10 +505,12 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                     # (or in the answer's other statements from its document: "… reduces GHG emissions by about 44%
                     # from 34.8 kgCO2(eq)/FU …" is Burchart et al.'s Shell gasification result)
                     and (any(term_present(n, text) or n in known or term_present(n, around) for n in names) if names
-                         # (a part naming nothing specific, by a third of its words: a share of what the part asks,
-                         # not any per cent — "exergy allocation leads to an increase of 35%" is no share "of the
-                         # remaining impacts allocated to propylene", Moretti et al. 2020, p. 11)
-                         else holding >= max(1, len(own) / 3))):
+                         # (a part naming nothing specific, by a third of its words, the document's too: a share of
+                         # what the part asks, not any per cent — "exergy allocation leads to an increase of 35%" is
+                         # no share "of the remaining impacts allocated to propylene", Moretti et al. 2020, p. 11;
+                         # "up to 3 years" of "entry-level requirements" is how long they apply, ILCD rules p. 10)
+                         else sum(term_present(t, text) or term_present(t, title) for t in terms)
+                         >= max(1, len(terms) / 3))):
                 covered = True
                 break
         # a count of things the sentence names by another word answers when its paragraph names them: "With around
@@ -537,8 +557,12 @@ def _view_of(asked: QuestionFrame) -> tuple[str, ...]:
 def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
     """Whether a passage holds what ``asked`` specifically asks for: a value of the quantity it names, in its unit
     (or in per cent, for a question asking by how much a result changes), the formula parameter it names by
-    symbol, or every code it names ("goal situations C1 and C2"); None when it asks for none of these."""
-    if not asked.quantity and not asked.parameters and not asked.codes:
+    symbol, every code it names ("goal situations C1 and C2"), both sides of a comparison as a table's columns, or
+    what the term it asks about is; None when it asks for none of these."""
+    # (not for a part searched with the part it refers back to: "what did they leave out … What functional unit did
+    # Burchart et al. use …" asks what is left out)
+    term = asked_term(asked.asking) if len(asked.parts) == 1 and not refers_back(asked.asking) else ""
+    if not asked.quantity and not asked.parameters and not asked.codes and not asked.sides and not term:
         return None
     # a one-part question asking by how much a result changes is answered in per cent too (as in
     # :func:`unstated_value`); a part asking for "the relative reduction" after one asking for the GWP is not
@@ -546,7 +570,25 @@ def _holds_asked(asked: QuestionFrame) -> Callable[[str], bool] | None:
     accepted = (asked.quantity, "%") if changes else (asked.quantity,)
     return lambda text: ((bool(asked.quantity) and any(states_quantity(text, q) for q in accepted))
                          or any(names_parameter(text, s) for s in asked.parameters)
-                         or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes)))
+                         or (bool(asked.codes) and all(names_code(text, c) for c in asked.codes))
+                         or (bool(asked.sides) and _heads_both(text, asked.sides))
+                         # (a passage saying what the term asked about is: "The functional unit defined for this study
+                         # was 1 kg of green Arabica coffee beans", Nab & Maslin 2020, p. 7)
+                         or (bool(term) and states_term(text, term)))
+
+
+def _heads_both(text: str, sides: Sequence[str]) -> bool:
+    """A table in ``text`` has a column for each side of a comparison: JRC ILCD compliance rules, Tab. 1 (pp. 5–6),
+    "|Compliance area|ILCD Data Network - Entry-level|ILCD-compliance …|" for "… differ between the ILCD Data
+    Network entry-level and full ILCD-compliance"."""
+    words = [set(split_compounds(content_terms(side))) for side in sides]
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [set(split_compounds(content_terms(c))) for c in line.strip("|").split("|")]
+            if all(any(len(w & cell) >= max(1, len(w) / 2) for cell in cells[1:]) for w in words if w):
+                return True
+            return False  # (the header row only)
+    return False
 
 
 def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], spans: dict[str, list[Evidence]]

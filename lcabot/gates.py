@@ -17,7 +17,7 @@ import re
 from functools import cache
 
 from lcabot.models import Evidence
-from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, match_key
+from lcabot.normalize import CASE_BACK, ENDS_SENTENCE, LIST_ITEM, match_key
 from lcabot.questions import QuestionFrame, frame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
 from lcabot.support import editions, is_reference_list
@@ -208,6 +208,8 @@ def is_fragment(text: str) -> bool:
         return True  # each phase to the total carbon footprint …" (Nab & Maslin 2020, p. 12, Figure 5)
     if _FORMULA_GLYPH.search(text):  # an equation the parser ran into the sentence: "… are incompatible with lnX 1
         return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
+    if CASE_BACK.match(text):  # the case it speaks of is in a sentence not quoted with it
+        return True
     if LIST_ITEM.match(text) or text.startswith("|"):
         return False  # a list item may end "…; and" before the next one
     if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):

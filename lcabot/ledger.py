@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from lcabot.gates import reports_other_work
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
+from lcabot.normalize import CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
@@ -221,7 +221,8 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
                           r"annex|table|figure|framework|standard)\b))\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
                           r"worth)\b|\s+(?:is|has been)\s+(?:often\s+|sometimes\s+|commonly\s+|frequently\s+|"
-                          r"widely\s+)?(?:claimed|argued|suggested|said|believed)\s+that\b|\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
+                          r"widely\s+)?(?:claimed|argued|suggested|said|believed)\s+that\b|"
+                          r"(?<=[Ii]t)\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
                           r"\s+(?:also\s+)?(?:seems|appears)\b)")
 # (an impersonal "it": "It is important to note …", "From these results, it can be concluded …", "It seems strange
 # not to accept …", "It is often claimed that …", a claim the document reports and may go on to reject: Finnveden et
@@ -285,7 +286,8 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
               and "\n\n" not in text[out[-1][0]:offset]
               and (((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece))
                     and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS)
-                   or (_COMPARES_BACK.match(piece) and len(out[-1][1]) + len(piece) < MAX_COMPARED_CHARS))):
+                   or ((_COMPARES_BACK.match(piece) or CASE_BACK.match(piece))
+                       and len(out[-1][1]) + len(piece) < MAX_COMPARED_CHARS))):
             previous = out.pop()  # "Transport is a small contributor to emissions." + "For most food products, it …"
             out.append((previous[0], f"{previous[1]} {piece}", page))
         else:

@@ -23,6 +23,11 @@ _PRIVATE_BULLETS = str.maketrans({"\uf0b7": "•", "\uf0a7": "▪", "\uf0a8": "�
 # "● …", "- …", "3) …", and the "o" that word processors print as a second-level bullet ("o Situation C1 …")
 LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)]|o(?=\s+[A-Z]))\s+")
 PLACEHOLDER_CELL = re.compile(r"^Col\d+$")  # PyMuPDF's name for a table header cell it found empty
+# a sentence naming its subject only as the case the sentence before it sets out ("In such a case, the climate
+# change impact of UCO-PP could potentially be reduced by a third", Moretti et al. 2020, p. 7, after "… if hydrogen
+# could be produced using renewable energy …")
+CASE_BACK = re.compile(r"^(?:In|For|Under)\s+(?:such\s+an?|this|that|these|those|either|each|both|the\s+latter|"
+                       r"the\s+former)\s+(?:cases?|scenarios?|situations?)\b")
 ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a sentence (or a list's lead-in)
 # a numbered statement on its own line ("1) …", "(2) …") after a lead-in ends with ":" is a sentence of its own
 # also "These are: 1) …"; a bullet glyph starts an item wherever it is ("… (CFF-M), ● Default A values …", p. 123)

@@ -5,6 +5,7 @@ PyMuPDF (AGPL-3.0) is imported lazily so that light entry points never load it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -136,10 +137,12 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
     pages_lines: list[list[_Line]] = []
     pages_tables: list[list[tuple[tuple[float, float, float, float], str]]] = []
     heights: list[float] = []
+    carried = ""  # the header of a table that runs on to the next page
     for i in range(n):
         page = doc[i]
         heights.append(page.rect.height)
-        tables = _tables(page)
+        tables = _tables(page, carried)
+        carried = _running_on(page, tables)
         pages_tables.append(tables)
         pages_lines.append(_page_lines(page, i + 1, [bbox for bbox, _ in tables]))
     no_text = [i + 1 for i in range(n) if not pages_lines[i] and not pages_tables[i]]
@@ -184,13 +187,19 @@ def _no_text_message(pages: list[int], n: int) -> str:
     return f"no text layer on any of its {n} page(s) (pages {listed}); it looks scanned or empty — run OCR first"
 
 
-def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
-    """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption or with at least
-    ``TABULAR_VALUES`` lines holding a lone decimal value (speed: ``find_tables`` is the costliest step of parsing)."""
+def _tables(page: Any, carried: str = "") -> list[tuple[tuple[float, float, float, float], str]]:
+    """Tables as Markdown (header + rows, decimals intact), only on pages with a table caption, with at least
+    ``TABULAR_VALUES`` lines holding a lone decimal value, or where the table of the page before runs on (``carried``:
+    its header and separator lines; speed: ``find_tables`` is the costliest step of parsing)."""
     text = page.get_text()
     captioned = TABLE_CAPTION.search(text) is not None
     if not captioned and len(_VALUE_LINE.findall(text)) < TABULAR_VALUES:
-        return []
+        if not carried:
+            return []
+        # (a page of a table's text rows runs on from the page before, no caption of its own)
+        return [(tuple(table.bbox), _run_on(page, table, carried)) for table in page.find_tables().tables
+                if table.bbox[1] < RUN_ON_TOP * page.rect.height
+                and table.col_count == len(_md_cells(carried.split("\n", 1)[0]))][:1]
     found = []
     for table in page.find_tables().tables:
         if table.row_count < 2 or table.col_count < 2 or _sideways_values(page, table.bbox):
@@ -207,6 +216,33 @@ def _tables(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
 
 
 _DECIMAL = re.compile(r"\d[.,]\d")
+RUN_ON_BOTTOM = 0.7  # a table ending below this share of the page height may run on to the next page …
+RUN_ON_TOP = 0.15  # … where a table starting above this share, with as many columns, goes on with it
+
+
+def _running_on(page: Any, tables: list[tuple[tuple[float, float, float, float], str]]) -> str:
+    """The header and separator lines of the page's last table when it ends near the foot of the page (it may run
+    on to the next: JRC ILCD compliance rules, Tab. 1 on pp. 5–6, Tab. 7 on pp. 16–17), else ``""``."""
+    if not tables or tables[-1][0][3] < RUN_ON_BOTTOM * page.rect.height:
+        return ""
+    lines = tables[-1][1].splitlines()
+    return "\n".join(lines[:2]) if len(lines) >= 2 and _SEPARATOR_LINE.match(lines[1]) else ""
+
+
+_SEPARATOR_LINE = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _run_on(page: Any, table: Any, carried: str) -> str:
+    """The part of a table printed at the top of a page under the header of the page before (``carried``): every
+    row is data, its cells read from the page with their spaces (PyMuPDF runs the words of justified cells together:
+    "Terminologyusenotenforced", JRC ILCD compliance rules p. 6)."""
+    rows = []
+    for row in table.rows:
+        cells = [" <br>".join(" ".join(line.split()) for line in page.get_text("text", clip=box).splitlines()
+                             if line.strip()) if box is not None else "" for box in row.cells]
+        if any(cells) and cells != [" ".join(c.split()) for c in _md_cells(carried.split("\n", 1)[0])]:
+            rows.append("|" + "|".join(c.replace("|", "/") for c in cells) + "|")  # (not the header printed again)
+    return "\n".join([carried, *rows]).translate(_LIGATURES)
 
 
 def _sideways_values(page: Any, bbox: tuple[float, float, float, float]) -> bool:
@@ -317,7 +353,7 @@ def _md_cells(line: str) -> list[str]:
 
 def _spaced_cell(page: Any, box: Any, cell: str) -> str:
     """``cell`` with the spaces the page's text holds inside ``box`` (the same characters), else ``cell``."""
-    if box is None or not cell or " " in cell:
+    if box is None or not cell:
         return cell
     read = " ".join(page.get_text("text", clip=box).split())
     return read if re.sub(r"\s+", "", read) == re.sub(r"<br>|\s+", "", cell) else cell
@@ -543,15 +579,30 @@ def _margin_key(line: _Line, height: float, fraction: float = _MARGIN_FRACTION) 
     return re.sub(r"\d+", "#", line.text.lower()).strip()
 
 
+_FOOT = "foot:"  # a running key that holds at the foot of the page only
+_CHAPTER_KEY = re.compile(r"^#(?:\.#)*\.?\s+[^\W\d_][^#.:;,]{0,60}(?:\s#)?$")  # "# entry-level requirements"
+
+
 def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[str]:
-    """Keys of header/footer lines with letters that repeat on at least 30 % of the pages (min. 3 pages). Table
+    """Keys of header/footer lines with letters that repeat on at least 30 % of the pages (min. 3 pages), and of
+    chapter titles at the foot of two pages running (prefixed ``foot:``). Table
     captions at the top of pages ("Table 3 …", numbers masked alike) are content, never running headers."""
     counts: Counter[str] = Counter()
-    for lines, h in zip(pages_lines, heights, strict=True):
-        counts.update({k for ln in lines if (k := _margin_key(ln, h)) and re.search(r"[^\W\d_]", k)
-                       and not TABLE_CAPTION.match(ln.text)})
+    pages: dict[str, list[int]] = {}
+    for i, (lines, h) in enumerate(zip(pages_lines, heights, strict=True)):
+        keys = {k for ln in lines if (k := _margin_key(ln, h)) and re.search(r"[^\W\d_]", k)
+                and not TABLE_CAPTION.match(ln.text)}
+        counts.update(keys)
+        for k in {_FOOT + k for ln in lines if (k := _margin_key(ln, h)) and ln.bbox[1] > h / 2}:
+            pages.setdefault(k, []).append(i)
     threshold = max(3, int(0.3 * len(pages_lines)))
-    return {k for k, c in counts.items() if c >= threshold}
+    # (a numbered chapter title printed at the foot of each of its pages, "4 Entry-level requirements" over "17" in
+    # the JRC ILCD compliance rules, pp. 16–17, is a running footer however short the chapter: a heading is
+    # printed once, not at the foot of two pages running; the heading itself, at the top of the chapter's first page,
+    # stays)
+    return {k for k, c in counts.items() if c >= threshold} | {
+        k for k, at in pages.items() if _CHAPTER_KEY.match(k.removeprefix(_FOOT))
+        and any(b - a == 1 for a, b in itertools.pairwise(at))}
 
 
 def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
@@ -559,7 +610,8 @@ def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
     page numbers near the page edge."""
     if _STAMP.search(line.text) or _RENDERER_NOTE.match(line.text) or _PHOTO_CREDIT.match(line.text.strip()):
         return False
-    if _margin_key(line, height) in running:
+    key = _margin_key(line, height)
+    if key in running or (line.bbox[1] > height / 2 and f"{_FOOT}{key}" in running):
         return False
     near_edge = _margin_key(line, height, _PAGE_NUMBER_BAND) is not None
     return not (near_edge and _PAGE_NUMBER.match(line.text.strip()))

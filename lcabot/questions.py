@@ -21,10 +21,12 @@ _NUMERIC = re.compile(
     r"\b(?:gwp\d*|kg co2|co2e?q?|percent|%|per kg|per cent|(?:maximum|minimum)(?!\s+(?:set|list)\b)|highest|lowest|"
     r"threshold|"
     r"default (?:split|value|transport)|distances?|(?<!to )(?<!must )(?<!shall )shares?|results?)\b|"
-    r"\bwhat (?:(?:is|was|are|were) the )?(?:total|average|mean)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
+    r"\bwhat (?:(?:is|was|are|were) the )?(?:total|average|mean)\b|"
+    r"\bwhat (?:[\w-]+ ){0,4}(?:reductions?|savings?|increases?|decreases?)\b|\bwhat range\b|\b(?:amount|budget)s?\b",
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
+                         r"\bdiffer\b[^?]*\bbetween\b|"
                          r"\b(?:lower|higher|more|less|better|worse) than\b|\bhow much (?:lower|higher|less|more)\b",
                          re.I)
 _PROCEDURE = re.compile(r"^\s*how (?:do|does|did|is|are|should|can|to)\b|\bcalculated?\b|\bhandle[ds]?\b|"
@@ -195,6 +197,7 @@ class QuestionFrame:
             …?"): its discussion, citations and all, is what it says.
         asks_rejected: the question asks which statements a document argues against ("Which claims about ALCA does
             Finnveden reject?"): the statements it calls misunderstandings are the answer, quoted as such.
+        sides: for a comparison "between A and B", ``(A, B)``, else ``()``.
     """
 
     text: str
@@ -210,6 +213,7 @@ class QuestionFrame:
     asks_view: bool = False
     defines: str = ""
     asks_rejected: bool = False
+    sides: tuple[str, ...] = ()
 
     @property
     def asking(self) -> str:
@@ -259,6 +263,10 @@ _ITEMS = re.compile(rf"^(?P<ask>.*?\b(?:what|which)\s+(?:(?:is|are|was|were)\s+t
                     r"(?P<rest>\s+(?:were|was|is|are|did|does|do|has|have|of|for|per|in)\b.*)$", re.I | re.S)
 
 
+_RESULT_HEAD = re.compile(r"(?:reductions?|savings?|increases?|decreases?|results?|values?|impacts?|shares?|"
+                          r"contributions?|scores?)", re.I)
+
+
 def _items(part: str) -> list[str]:
     """A part asking for several things of one subject, as one part per thing: "What functional unit, system
     boundary and geographic scope were used in the LCA of polypropylene …" → "What functional unit were used in the
@@ -267,6 +275,10 @@ def _items(part: str) -> list[str]:
     if m is None:
         return [part]
     items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("items")) if i.strip()]
+    head = items[-1].rsplit(" ", 1)[-1]
+    if _RESULT_HEAD.fullmatch(head):  # "What climate change and fossil resource use reductions …": the reductions of
+        # each (Moretti et al. 2020, p. 10)
+        items = [i if _RESULT_HEAD.fullmatch(i.rsplit(" ", 1)[-1]) else f"{i} {head}" for i in items]
     return [f"{m.group('ask')}{item}{m.group('rest')}" for item in items] if len(items) > 1 else [part]
 
 
@@ -393,6 +405,10 @@ COUNT = re.compile(r"(?<![\w.,])(?-i:(?<![A-Z] ))(?:\d{1,3}(?:,\d{3})+|\d+|one|t
 # sample sizes used for the input parameters" (Heijungs 2020, p. 394)
 RELATIVE_AMOUNT = re.compile(r"\b(?:not|no) (?:greater|more|larger|higher|less|fewer|smaller|lower) than\b|"
                              r"\bat (?:most|least)\b|\bequal to\b|\bthe same as\b", re.I)
+# a change stated as a fraction: "a reduction in the global warming impact of this technology by almost half" (Burchart
+# et al. 2023, p. 12), "reduced by a third"
+FRACTION = re.compile(r"\bby (?:almost |about |nearly |roughly |more than |over |less than )?(?:half|a third|"
+                      r"a quarter|two[- ]thirds|three[- ]quarters)\b|\b(?:halved|doubled|tripled)\b", re.I)
 
 
 def states_count(text: str, question: str) -> int:
@@ -450,7 +466,19 @@ def frame(question: str) -> QuestionFrame:
         asks_view=_ASKS_VIEW.search(asking) is not None,
         defines=defined_term(asking) if kind == "definition" else "",
         asks_rejected=_ASKS_REJECTED.search(asking) is not None,
+        sides=comparison_sides(asking) if kind == "comparison" else (),
     )
+
+
+_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?)\s*(?:[?.]|$)", re.I)
+
+
+def comparison_sides(question: str) -> tuple[str, str] | tuple[()]:
+    """The two things a comparison sets against each other ("How do the review requirements … differ between the
+    ILCD Data Network entry-level and full ILCD-compliance?" → ``("ILCD Data Network entry-level",
+    "full ILCD-compliance")``), else ``()``."""
+    m = _BETWEEN.search(question)
+    return (m.group(1), m.group(2)) if m else ()
 
 
 # "which carbon footprint standard did … use", "what allocation method does … apply": the kind of thing asked for,
@@ -488,8 +516,17 @@ def asked_term(part: str) -> str:
     """The term a part asks to be told what it is ("…, and what is the functional unit?" → ``functional unit``), else
     ``""``; not a result it asks the value of ("and what is the relative reduction?", "and what is the default B
     value?")."""
-    term = defined_term(part) if kind_of(part) == "definition" and not asks_change(part) else ""
+    if kind_of(part) != "definition" or asks_change(part):
+        return ""
+    term = defined_term(part)
+    if not term and asked_noun(part) in _DEFINED_BY_VALUE:  # "what functional unit is used" asks what it is: "… for
+        return asked_noun(part)  # one functional unit" uses it, "The functional unit defined for this study was 1 kg
+        # of green Arabica coffee beans" says it (Nab & Maslin 2020, p. 7)
     return "" if re.search(r"\bvalues?$", term) else term
+
+
+# the concepts a study sets by stating what they are ("the FU is 1 kg of hydrogen at 88 MPa")
+_DEFINED_BY_VALUE = frozenset({"functional unit", "declared unit", "reference flow"})
 
 
 def _term_name(term: str) -> str:

@@ -170,6 +170,16 @@ class HybridRetriever:
             taken |= {h.chunk.chunk_id for h in extra}
             rest = [h for h in hits[len(head):] if h.chunk.chunk_id not in taken]
             hits = (head + extra + rest)[: query.k]
+        # each document the question names is read (its best chunk, when none was picked): "Compare … the Our World
+        # in Data article … with … Nab & Maslin" needs a passage of each, not five of the coffee paper
+        taken = {h.chunk.doc_id for h in hits}
+        if len(query.named_docs) > 1 and query.k:
+            for doc_id in query.named_docs:
+                best = max((i for i, c in enumerate(candidates) if c.doc_id == doc_id and doc_id not in taken),
+                           key=lambda i: relevance[i], default=None)
+                if best is not None:
+                    taken.add(doc_id)
+                    hits.append(Hit(candidates[best], relevance[best], tuple(self._expand(candidates[best]))))
         # BM25's best over the library and, when the question names documents, inside them for the question's own
         # words (Groen et al. 2016, p. 1: "Five methods … were evaluated: …" is first there for "Which five global
         # sensitivity analysis methods did Groen et al. (2016) compare", 7th over the library and not among kNN's)

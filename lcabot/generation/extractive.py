@@ -48,7 +48,14 @@ from lcabot.retrieval import (
     document_words,
     heading_in_section,
 )
-from lcabot.support import LEFT_OUT_WORD, document_names, documents_naming, specific_terms, term_present
+from lcabot.support import (
+    LEFT_OUT_WORD,
+    document_names,
+    documents_naming,
+    specific_terms,
+    split_compounds,
+    term_present,
+)
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
 PHRASE_WEIGHT = 0.1  # times the share of the question's word pairs the span holds (0.2 lost D002 on the dev set)
@@ -62,12 +69,15 @@ MAX_PER_PAGE = 3
 MAX_LIST_ITEMS = 6  # items of one list quoted together under their lead-in
 ROW_MARGIN = 0.1  # a table's further rows are read with its best row when they score at most this much less or
 # their label holds a word of the question (Moretti et al. 2020, Table 4: the climate change rows, not water use)
+MAX_SPAN_CHARS = 900  # longer sentences are run-together text, not quotable statements
+MAX_ROW_CHARS = 1600  # a table row of text cells, both sides of a comparison (JRC ILCD compliance rules, Tab. 1, p. 6)
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
     r"^\s*•[^.;:]*\s•\s[^.;:]*$", re.I  # the last: a row of links or labels ("• Innovation Fund • European …")
 )
-_VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:%|kg|g\b|t\b|km|MJ|kWh|years?|mol|CTU|m3|m²|m2)|"
+_VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:(?:thousand|million|billion)\s+)?(?:%|kg|g\b|t\b|tonnes?\b|"
+                    r"km|MJ|kWh|years?|mol|CTU|m3|m²|m2|hectares?\b|ha\b)|"
                     r"(?:EUR|€)\s*\d", re.I)
 _DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
                       r"\bstands? for\b|\bis (?:called|termed)\b|\b(?:functional unit|FU)(?: \(FU\))? (?:is|was)\b|"
@@ -84,8 +94,8 @@ _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonl
 # a question asking for a total: in words, or how much a group got ("How much money did the winners of the first
 # European Hydrogen Bank auction get": "The total amount of support comes to EUR 694 521 237", p. 1)
 _TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b|"
-                    r"\bhow much\b[^?]*\b(?:did|do|does|will|have|has)\s+(?:the|all|these|those)\s+(?:[\w-]+\s+){0,2}?"
-                    r"(?:winners|projects|companies|countries|members|participants|beneficiaries|bidders|applicants)\b",
+                    r"\bhow much\b[^?]*\b(?:did|do|does|will|have|has)\s+(?:the|all|these|those)\s+[^?,]{0,80}?"
+                    r"\b(?:winners|projects|companies|countries|members|participants|beneficiaries|bidders|applicants)\b",
                     re.I)
 _TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)", re.I)
 _ONTOLOGY = load_ontology()
@@ -122,7 +132,8 @@ class ExtractiveGenerator:
     def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
         asked = frame(question)
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
-        candidates = [e for e in evidence if len(e.text) <= 900 and not _BOILERPLATE.search(e.text)
+        candidates = [e for e in evidence if len(e.text) <= (MAX_ROW_CHARS if e.reading else MAX_SPAN_CHARS)
+                      and not _BOILERPLATE.search(e.text)
                       and e.text not in lead_ins and failed_gate(e, asked) is None]
         names = document_names(question, {e.doc_id: e.source for e in evidence},
                                {e.doc_id: e.title for e in evidence})
@@ -140,7 +151,8 @@ class ExtractiveGenerator:
             subject = frozenset(t for e in candidates for t in document_words(e.source, e.title))
             # so do "et al." and the year of its file name: "Groen et al. 2016" is which paper
             naming = frozenset({n.lower() for n in names} | {t for t in content_terms(question) if t == "al" or (
-                t.isdigit() and t in subject)})
+                t.isdigit() and t in subject)} | _name_run(question, names, {
+                    t for e in candidates for t in document_words(e.source, None)}))
         else:  # no document named: the documents naming what the question names specifically (RFNBOs, Colombia)
             naming_docs = documents_naming(question, candidates)
             if naming_docs:
@@ -292,6 +304,15 @@ class ExtractiveGenerator:
             # pointing to it ("• Time period and geography of the data (see Sections 7.2.1 and 7.2.2)") is not
             bonus += np.array([KIND_BONUS * (_in_section(e, asked.section) - _points_to(e, asked.section))
                                for e in evidence])
+        if asked.sides:  # a comparison of a table's columns: the row it asks about is the one its label names
+            # ("Review" for "How do the review requirements … differ between the ILCD Data Network entry-level and
+            # full ILCD-compliance?", JRC ILCD compliance rules, Tab. 1, p. 6), every row names both columns
+            sided = set(split_compounds(content_terms(" ".join(asked.sides))))
+            asked_of = [t for t in own if not set(split_compounds([t])) <= sided]
+            bonus += np.array([KIND_BONUS * bool(e.reading and any(term_present(t, next(
+                (c for c in row_cells(e.text) if c.strip()), "").lower()) for t in asked_of)) for e in evidence])
+            # (and a row giving both columns before one giving one: Tab. 7, p. 17, sets out the entry-level only)
+            bonus += np.array([KIND_BONUS * _gives_both(e.reading, asked.sides) for e in evidence])
         # the question's words in the span's section title ("From supplier to factory" for a question about
         # transport from a supplier to the factory, not the lists of "From factory to final client")
         titled = np.array([sum(weight[t] for t in terms if t in own and term_present(t, e.section or ""))
@@ -436,7 +457,9 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     total = _TOTAL.search(asked.asking) is not None
     window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
     stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
-    if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first
+    if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first, wherever it
+        # ranks ("Six renewable hydrogen projects have signed …", Hydrogen Bank pilot p. 1, for "how many projects")
+        stating = [i for i in window if states_count(candidates[i].text, asked.asking) == 2][:1] or stating
         stating.sort(key=lambda i: -states_count(candidates[i].text, asked.asking))
     if total:  # (a total is what a sentence says it states, wherever it ranks: when none of the best does, any
         # total; a total of the thing the question asks the total of first: "The total amount of support comes to
@@ -444,7 +467,7 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
         # budget of EUR 1.2 billion", p. 2; not "the total amount of coffee produced" for a total carbon footprint)
         totals = [i for i in window if not candidates[i].reading and states(candidates[i])
                   and _TOTAL.search(candidates[i].text) and not failed_gate(candidates[i], asked)]
-        of = re.search(r"\btotal\s+(?:amount\s+of\s+)?([a-z]{3,})", asked.asking, re.I)
+        of = re.search(r"\b(?:total|how much)\s+(?:amount\s+of\s+)?([a-z]{3,})", asked.asking, re.I)
         stating = [i for i in totals if of and re.search(rf"\btotal\s+(?:[\w-]+\s+){{0,2}}{of.group(1)}",
                                                           candidates[i].text, re.I)] or stating or totals
     if not stating:
@@ -463,6 +486,36 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     lead = next((i for i in stating if any(term_present(t, candidates[i].reading or candidates[i].text)
                                            for t in terms)), stating[0])
     return [lead, *(i for i in order if i != lead)]
+
+
+def _name_run(question: str, names: dict[str, tuple[str, ...]], filed: set[str]) -> frozenset[str]:
+    """The words around a document's name in ``question`` that its file name holds too (``filed``): "the ILCD Data
+    Network compliance document" names jrc-ilcd-data-network-compliance-v1.1.pdf by all four words, so none of them
+    is asked for (the entry-level table's "ILCD Data Network - Entry-level" column is no answer to "What does chapter
+    4 … introduce?")."""
+    words = [w.lower() for w in re.findall(r"[^\W_][\w-]*", question)]
+    named = {w.lower() for n in names for w in re.findall(r"[^\W_][\w-]*", n)}
+    run: set[str] = set()
+    for i, w in enumerate(words):
+        if w not in named:
+            continue
+        j, k = i, i
+        while j > 0 and words[j - 1] in filed:
+            j -= 1
+        while k + 1 < len(words) and words[k + 1] in filed:
+            k += 1
+        run.update(words[j:k + 1])
+    return frozenset(run)
+
+
+def _gives_both(reading: str, sides: Sequence[str]) -> bool:
+    """A table row's reading gives a value under a column header for each side of a comparison, in two different
+    columns ("… | ILCD Data Network - Entry-level: … | ILCD -compliance (details see Tab 6) .: …")."""
+    headers = [set(split_compounds(content_terms(cell.split(":", 1)[0]))) for cell in reading.split(" | ")[1:]
+               if ":" in cell] if reading else []
+    columns = [{i for i, h in enumerate(headers) if len(h & w) >= max(1, len(w) / 2)}
+               for w in (set(split_compounds(content_terms(side))) for side in sides)]
+    return len(columns) == 2 and bool(columns[0]) and bool(columns[1]) and len(columns[0] | columns[1]) > 1
 
 
 def _one_of_all(row: Evidence, asked: QuestionFrame) -> bool:

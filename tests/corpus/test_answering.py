@@ -976,3 +976,68 @@ def test_review_23_the_allocation_of_each_multifunctional_step_moretti(answerer)
     assert ("“Energy allocation has been applied to all the other co-(by-) products resulting in 20% of the remaining "
             "impacts allocated to propylene.”") in answer.text
     assert _not_stated_notes(answer) == []
+
+
+def test_review_23_both_sides_of_a_comparison_and_both_reductions(answerer):
+    """Review 23. Q16: JRC ILCD compliance rules, Tab. 1's Review row (p. 6) sets the entry-level ("Use of reviewers
+    from registry not required") against full ILCD-compliance ("ILCD-registered, qualified "Independent external
+    reviewer"", "Separate review report always required"); only the entry-level side (Tab. 7, p. 17) was quoted.
+    Q07: Moretti et al. 2020, p. 10: "62% lower impact on climate change and 86% for resource use (fossil fuels)" and
+    "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq" answer "what climate change and fossil resource use
+    reductions …"; the green-hydrogen case of p. 7 ("In such a case, the climate change impact of UCO-PP could
+    potentially be reduced by a third") led, its case cut off."""
+    ilcd = answerer.ask("How do the review requirements for process data sets differ between the ILCD Data Network "
+                        "entry-level and full ILCD-compliance?")
+    lead = ilcd.text.split("\n", 1)[0]
+    assert lead.startswith("Compliance area: Review | ILCD Data Network - Entry-level: ▪ Use of reviewers from "
+                           "registry not required")
+    assert "ILCD-registered, qualified \"Independent external reviewer\"" in lead
+    assert "Separate review report always required" in lead
+    assert ilcd.citations[0].page == 6
+    pp = answerer.ask("What climate change and fossil resource use reductions does UCO-based polypropylene achieve "
+                      "relative to petrochemical PP in Moretti et al. (2020), and what GHG emissions per kg does the "
+                      "paper give for petrochemical PP at the factory gate?")
+    lead = pp.text.split("\n", 1)[0]
+    assert "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq GHGs" in lead
+    assert "has a 62% lower impact on climate change and 86% for resource use (fossil fuels)" in lead
+    assert "In such a case" not in pp.text and _not_stated_notes(pp) == []
+
+
+def test_review_24_how_much_support_the_functional_unit_and_both_named_documents(answerer):
+    """Review 24. Hydrogen Bank pilot, p. 1: "how much support did the … projects receive" is "The total amount of
+    support comes to EUR 694 521 237", and "how much hydrogen and CO2 avoidance" the 1.52 million tonnes avoiding
+    more than 10 million tonnes of "CO 2" (the scrape's spacing). Nab & Maslin 2020, p. 7: "what functional unit is
+    used" is "The functional unit defined for this study was 1 kg of green Arabica coffee beans", not "… for one
+    functional unit" (p. 8). A comparison of the Our World in Data article with Nab & Maslin reads both documents
+    and was refused because the coffee passages never print "Our World in Data"."""
+    pilot = answerer.ask("How much support did the first EU Hydrogen Bank (Innovation Fund pilot) auction projects "
+                         "receive when signing grant agreements, and how much hydrogen and CO2 avoidance is "
+                         "expected?")
+    assert "The total amount of support comes to EUR 694 521 237" in pilot.text.split("\n")[0]
+    assert "up to 1.52 million tonnes of renewable hydrogen" in pilot.text and _not_stated_notes(pilot) == []
+    coffee = answerer.ask("In Nab & Maslin (2020), what functional unit is used and what are the average carbon "
+                          "footprints of conventional and sustainable Arabica coffee?")
+    assert coffee.text.startswith("“The functional unit defined for this study was 1 kg of green Arabica coffee "
+                                  "beans")
+    assert "15.33 (±0.72)" in coffee.text and _not_stated_notes(coffee) == []
+    both = answerer.ask("Compare: what share of food emissions does the Our World in Data article attribute to "
+                        "transport, and how does that compare with the exportation share Nab & Maslin found for "
+                        "conventional coffee?")
+    assert not both.abstained
+    assert {"owid-ritchie-2020-food-choice-vs-eating-local.pdf", "nab-maslin-2020-coffee-carbon-footprint.pdf"} <= {
+        c.source for c in both.citations}
+
+
+def test_review_24_how_a_share_is_calculated_and_parts_quoted_then_denied(answerer):
+    """Review 24. Pathfinder Framework 7.2.3, p. 34: "This can be done by calculating the proportion (percentage) of
+    the total GHG emissions (CO₂e) that is derived using primary data" is how the PDS is calculated; "This" refers
+    back, it is read with the sentence before it. JRC ILCD compliance rules: the three data quality levels (p. 8) and
+    "up to 3 years" (p. 10) were quoted, then said not to be stated."""
+    pds = answerer.ask("How does the Pathfinder Framework define and calculate the primary data share (PDS) of a "
+                       "product carbon footprint?")
+    assert ("This can be done by calculating the proportion (percentage) of the total GHG emissions (CO₂e) that is "
+            "derived using primary data") in pds.text
+    ilcd = answerer.ask("Which three data-quality levels does ILCD compliance distinguish for process data sets, and "
+                        "for how long were the \"entry-level\" requirements intended to apply?")
+    assert "High quality data" in ilcd.text and "up to 3 years" in ilcd.text
+    assert _not_stated_notes(ilcd) == []

@@ -360,3 +360,26 @@ def test_first_page_display_type_is_title_not_text_hydrogen_bank_p1():
     assert kinds["European Commission news item (DG CLIMA, 7 October 2024)"] == "title"
     assert kinds["Six renewable hydrogen projects have signed their respective grant agreements, advancing them "
                  "towards implementation."] == "text"
+
+
+def test_a_table_running_on_to_the_next_page_keeps_its_header_ilcd_tab_1_and_7():
+    """JRC ILCD compliance rules, Tab. 1 (pp. 5–6): the caption and header are on p. 5, the Nomenclature, Data
+    quality, Method and Review rows on p. 6, a page with neither caption nor numbers, whose lines were read across
+    the three columns ("Use of reviewers from registry ILCD-registered, qualified "Independent"). Each row on p. 6 is
+    read under p. 5's header, its cells with their spaces ("Terminology use not enforced", not
+    "Terminologyusenotenforced"); header cells PyMuPDF ran together are read from the page ("ILCD Data Network -
+    Entry-level"). The chapter title printed at the foot of pp. 16 and 17 is a running footer, not text; the heading
+    at the top of p. 16 stays."""
+    path = CORPUS / "structured" / "jrc-ilcd-data-network-compliance-v1.1.pdf"
+    parsed = parse_pdf(path.read_bytes(), path.name)
+    [table] = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 6]
+    assert table.splitlines()[0].startswith("|Compliance area|ILCD Data Network - Entry-level|ILCD -compliance")
+    review = _row(table, "Review")
+    assert review[1].startswith("\uf0a7 Use of reviewers from registry <br>not required")
+    assert review[2].startswith("ILCD-registered, qualified \"Independent <br>external <br>reviewer\"")
+    assert "Separate review report always required" in review[2]
+    assert "Terminology use not enforced." in _row(table, "Nomenclature")[1]
+    [tab_7] = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 17]
+    assert _row(tab_7, "Review")[1].startswith("\uf0a7 Use of reviewers from registry not required")
+    footers = [b for b in parsed.blocks if b.page in (16, 17) and b.text.strip() == "4 Entry-level requirements"]
+    assert [b.kind for b in footers] == ["heading"]

@@ -1161,6 +1161,12 @@ def test_kinds_counts_totals_and_comparisons_of_review_23_questions():
     assert (total.kind, total.quantity) == ("numeric", "money")
     assert asked_noun("Which five global sensitivity analysis methods did Groen et al. (2016) compare") == \
         "global sensitivity analysis methods"
+    ilcd = frame("How do the review requirements for process data sets differ between the ILCD Data Network "
+                 "entry-level and full ILCD-compliance?")
+    assert (ilcd.kind, ilcd.sides) == ("comparison", ("ILCD Data Network entry-level", "full ILCD-compliance"))
+    parts = frame("What climate change and fossil resource use reductions does UCO-based PP achieve?").parts
+    assert parts == ("What climate change reductions does UCO-based PP achieve",
+                     "What fossil resource use reductions does UCO-based PP achieve")
     term = "most relevant impact categories"
     assert defines_as("The most relevant impact categories shall be identified as all impact categories that "
                       "cumulatively contribute to at least 80% of the total environmental impact", term)
@@ -1187,3 +1193,33 @@ def test_a_chunk_opening_with_the_end_of_a_sentence_quotes_the_sentence_after_it
     assert [u.text for u in quotable_units(_chunk(text, 5))] == [
         "Energy allocation has been applied to all the other co-(by-) products resulting in 20% of the remaining "
         "impacts allocated to propylene."]
+
+
+def test_a_sentence_about_the_case_the_one_before_sets_out_is_no_quote_alone():
+    """Moretti et al. 2020, p. 7: "In such a case, the climate change impact of UCO-PP could potentially be reduced by
+    a third" is the green-hydrogen case of the sentence before it; alone it reads as the study's result."""
+    assert is_fragment("In such a case, the climate change impact of UCO-PP could potentially be reduced by a third.")
+    assert not is_fragment("In the baseline case, the climate change impact of UCO-PP is 0.63 kg CO2eq per kg.")
+
+
+def test_words_a_question_asks_with_are_found_as_the_text_prints_them():
+    from lcabot.questions import FRACTION, asked_term
+    from lcabot.support import term_present
+
+    assert term_present("co2", "avoiding more than 10 million tonnes of CO 2 emissions")  # a scrape's spacing
+    assert term_present("avoidance", "avoiding more than 10 million tonnes")
+    assert not term_present("co2", "Cobalt 2 is no gas")
+    assert FRACTION.search("a reduction in the global warming impact of this technology by almost half")
+    assert asked_term("In Nab & Maslin (2020), what functional unit is used") == "functional unit"
+    assert asked_term("Which allocation approach was used for the hydrotreatment step") == ""
+
+
+def test_this_can_be_done_refers_back_it_can_be_concluded_does_not():
+    """Pathfinder Framework p. 34: "This can be done by calculating …" is how what the sentence before it asks for is
+    done; "It can be concluded …" is impersonal and stands alone."""
+    text = ("To create visibility on the share of primary data in PCF calculations, the PDS in each data set should "
+            "be determined (and shared). This can be done by calculating the proportion (percentage) of the total "
+            "GHG emissions (CO₂e) that is derived using primary data.")
+    assert [u.text for u in quotable_units(_chunk(text, 34))] == [text]
+    alone = "Prices rose by 10% in the period studied. It can be concluded that the market is tight."
+    assert len(quotable_units(_chunk(alone, 1))) == 2
