@@ -1041,3 +1041,12 @@ def test_review_24_how_a_share_is_calculated_and_parts_quoted_then_denied(answer
                         "for how long were the \"entry-level\" requirements intended to apply?")
     assert "High quality data" in ilcd.text and "up to 3 years" in ilcd.text
     assert _not_stated_notes(ilcd) == []
+
+
+def test_review_25_how_much_support_an_auction_granted_is_its_total(answerer):
+    """Review 25, Q17 (misleading): "How much support did the first European Hydrogen Bank (Innovation Fund pilot)
+    auction grant" led with the second auction's "increased budget of EUR 1.2 billion" (p. 2); the pilot's support is
+    "The total amount of support comes to EUR 694 521 237" (p. 1)."""
+    answer = answerer.ask("How much support did the first European Hydrogen Bank (Innovation Fund pilot) auction "
+                          "grant, to how many projects, and with what expected output?")
+    assert answer.text.startswith("“The total amount of support comes to EUR 694 521 237")
