@@ -95,10 +95,9 @@ _REPORTED_CLAIM = re.compile(r"\bit (?:is|has been) (?:often |sometimes |commonl
 # European Hydrogen Bank auction get": "The total amount of support comes to EUR 694 521 237", p. 1)
 _TOTAL = re.compile(r"\b(?:in total|total|altogether|combined|all together|overall|sum of)\b|"
                     r"\bhow much\b[^?]*\b(?:did|do|does|will|have|has)\s+(?:the|all|these|those)\s+[^?,]{0,80}?"
-                    r"\b(?:winners|projects|companies|countries|members|participants|beneficiaries|bidders|applicants)\b",
-                    re.I)
-# "How much support did the first … auction grant": the sum of it, as "in total" asks
-_HOW_MUCH_MONEY = re.compile(r"\bhow much (?:support|funding|money|grants?|aid|subsid(?:y|ies)|financing)\b", re.I)
+                    r"\b(?:winners|projects|companies|countries|members|participants|beneficiaries|bidders|applicants)\b|"
+                    # "How much support did the first … auction grant": the sum of it
+                    r"\bhow much (?:support|funding|money|grants?|aid|subsid(?:y|ies)|financing)\b", re.I)
 _TOTAL_LABEL = re.compile(r"^\s*(?:Σ|∑|total|sum|overall|all\b|grand total)", re.I)
 _ONTOLOGY = load_ontology()
 _SUPERLATIVE = re.compile(r"(?:fast|slow|high|low|larg|small|great|bigg|cheap|short|long|strong|weak|heavi|easi|"
@@ -456,7 +455,7 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
             # Tyrolean apple, p. 2), "Six renewable … projects", "a number not greater than the sample sizes"
         return states_quantity(text, asked.quantity) if asked.quantity else _states_value(e, asked)
     # a question asking for a total is not answered by one item's row, which is not searched as a lead at all
-    total = _TOTAL.search(asked.asking) is not None or _HOW_MUCH_MONEY.search(asked.asking) is not None
+    total = _TOTAL.search(asked.asking) is not None
     window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
     stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
     if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first, wherever it
