@@ -53,7 +53,9 @@ from lcabot.support import (
     STATES_LEFT_OUT,
     Support,
     absent_from_passages,
+    boundaries,
     document_names,
+    forms_of,
     is_reference_list,
     named_documents,
     named_terms,
@@ -68,6 +70,7 @@ from lcabot.verify import Verified, verify
 logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 MAX_FACTS_SHOWN = 5
+BOUNDARY_PASSAGES = 20  # of the quoted documents, searched for the system boundary a question names
 TOP_UP_HITS = 2  # passages searched for each part of a question the first passages leave unanswered
 GRAPH_FACT_MIN = 0.8  # fact score (specific concepts, stated often) for its passage to take a retrieval slot;
 # re-tuned on the dev and multi-hop sets after the issue-13 parser fixes (0.5 let weak facts push out a fifth
@@ -156,7 +159,9 @@ class Answerer:
         names = document_names(query, {d: r.source for d, r in documents.items()},
                                {d: r.title for d, r in documents.items()})
         titled = {n.lower() for n in names}
-        unknown_names = [n for n in named_terms(query) if n.lower() not in titled and not self._index.contains_text(n)]
+        # (a place as the library spells it or as its adjective: "Vietnamese" is known when Vietnam is)
+        unknown_names = [n for n in named_terms(query) if n.lower() not in titled
+                         and not any(self._index.contains_text(f) for f in forms_of(n))]
         passages = [c.search_text for h in hits for c in (h.chunk, *h.context)]
         judged = support(terms, unknown_names, passages, df, n_chunks)
         if not hits or not judged.supported:
@@ -211,6 +216,15 @@ class Answerer:
         if unaddressed:
             return self._abstain(used, messages.abstain_not_in_passages(searched, unaddressed), searched, ledger,
                                  "the quoted passages never mention: " + ", ".join(unaddressed), notes)
+        # a boundary the documents quoted never name: "the cradle-to-grave carbon footprint of UCO-based polypropylene"
+        # is not Moretti et al.'s cradle-to-factory gate result (2020, p. 2), whatever its passages share with it
+        asked_boundary = boundaries(query)
+        quoted_docs = sorted({e.doc_id for c in verified.claims for e in ledger if e.evidence_id in c.evidence_ids})
+        if asked_boundary and not self._names_boundary(asked_boundary, quoted_docs):
+            boundary = " or ".join(sorted(asked_boundary))
+            titles = [messages.short_title(documents[d].title or "", documents[d].source) for d in quoted_docs]
+            return self._abstain(used, messages.abstain_boundary_not_assessed(searched, boundary, titles), searched,
+                                 ledger, f"the quoted documents never name a {boundary} boundary", notes)
         notes = (*notes, *(messages.part_not_stated(p) for p in missing))
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
                       retrieval_mode=used, searched=searched, ledger_hash=ledger_hash(ledger),
@@ -232,6 +246,13 @@ class Answerer:
         claims, generator, notes = self._generate(query, ledger, history)
         return ledger, verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN, frame(query)), generator, \
             notes
+
+    def _names_boundary(self, asked: set[str], doc_ids: Sequence[str]) -> bool:
+        """Whether any of the documents ``doc_ids`` names one of the system boundaries ``asked`` (:func:`boundaries`)
+        anywhere: their passages holding the boundary's end words, by BM25."""
+        words = " ".join({w for b in asked for w in b.split("-to-")})
+        found = self._index.bm25(words, BOUNDARY_PASSAGES, doc_ids=list(doc_ids)) if doc_ids else []
+        return any(boundaries(c.text, assessed=True) & asked for c in self._index.chunks([cid for cid, _ in found]))
 
     def _top_up(self, parts: Sequence[str], query: str, documents: dict[str, DocumentRecord],
                 doc_ids: Sequence[str] | None, perspective: str | None, hits: Sequence[Hit]) -> list[Hit]:
@@ -365,16 +386,21 @@ _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|r
 
 # words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
 _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes", "went", "come", "comes", "came",
-                        "get", "gets", "got", "article", "paper", "study"})
+                        "get", "gets", "got", "article", "paper", "study", "none"})
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
 _VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results", "threshold",
                           "thresholds", "limit", "limits"})
 # the words of a part asking what caused something, and how many causes ("what two factors caused the reduction")
 # a part asking for a given number of things ("Which five global sensitivity analysis methods …")
+_MAY_IT = re.compile(r"^\s*(?:can|could|should|may|must)\s+(?:the\s+|an?\s+)?([a-z][\w-]{2,})\s+(?:\w+\s+)?be\b", re.I)
 _WHICH_N = re.compile(r"^\s*(?:which|what)\s+(two|three|four|five|six|seven|eight|nine|ten|\d+)\s", re.I)
 _CONDITION_WORD = re.compile(r"situations?|cases?|circumstances?|conditions?")
 _STATES_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|in case|where|provided that|only for)\b", re.I)
+# a default is said by the case it holds for: "This value applies to all materials for which no A value is available
+# in Annex C" (PEFCR guidance p. 114)
+_STATES_FALLBACK = re.compile(r"\b(?:for which|where|when|if) no\b|\bin the absence of\b|\bunless\b|"
+                              r"\bnot (?:available|listed|provided|given)\b", re.I)
 _ASKS_CAUSE = re.compile(r"\b(?:caus(?:e[sd]?|ing)|drove|driv(?:e[sn]?|ing)|explain(?:s|ed)?|led to|reasons?)\b", re.I)
 _CAUSE_WORD = re.compile(r"caus(?:e[sd]?|ing)|drove|driv(?:e[sn]?|ing)|explain(?:s|ed)?|factors?|reasons?|"
                          r"two|three|four|five|main|key")
@@ -443,6 +469,11 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         for text, known, title, around, docs in zip(texts, described, sections, documented, cited, strict=True):
             if own_docs and not own_docs & docs:
                 continue
+            # whether a thing can be done is said of it, not of its section's topic: "can substitution be used in an
+            # ALCA" is not answered by "… system expansion in the narrow sense should be compatible with ALCA" under
+            # "2.3 System expansion and substitution" (Finnveden et al. 2022, p. 3)
+            if (modal := _MAY_IT.match(part)) and not term_present(modal.group(1).lower(), text):
+                continue
             # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
             # recommend …", "On the number of Monte Carlo runs …") is judged on its words but the authors' and years
             own = [t for t in terms if t not in known] or [t for t in terms if not t.isdigit() and t not in names] \
@@ -464,10 +495,12 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # (a value in the unit asked for names it: "34.8 kgCO2(eq)/FU" is a GWP per functional unit)
             # (a noun naming a value — "what cut-off threshold" — is named by a number: "a 1% cut-off", PEFCR
             # guidance p. 61)
+            # (a word qualifying the head may be the document's subject: "what carbon-footprint standard" by "PAS
+            # 2050:2011, a carbon standard …" in "… the carbon footprint of Arabica coffee", Nab & Maslin 2020, p. 7)
             valued = re.search(r"\d", text) or COUNT.search(text)
             if len(noun) > 1 and not (quantity and states_quantity(text, quantity)) and not all(
                     t in held or term_present(t, text) or term_present(t, title) or (t in _VALUE_WORDS and valued)
-                    for t in noun):
+                    or (t in known and t != noun[-1]) for t in noun):
                 continue
             # what a boundary leaves out is said by a statement of what is out ("The following were not considered
             # in the analysis: …", Burchart et al. 2023, p. 5), not by one of what it covers
@@ -489,7 +522,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                          or (cause and _CAUSE_WORD.fullmatch(t) and GIVES_REASON.search(text))
                          # ("in what situation should Monte Carlo not be used" by one setting a condition: "when the
                          # input parameters are not estimated using samples …", Heijungs 2020, p. 394)
-                         or (_CONDITION_WORD.fullmatch(t) and _STATES_CONDITION.search(text))}
+                         or (_CONDITION_WORD.fullmatch(t) and _STATES_CONDITION.search(text))
+                         or (t in ("default", "defaults") and _STATES_FALLBACK.search(text))}
             holding = sum(t in held or t in answering or term_present(t, text) or term_present(t, title) for t in own)
             if (holding >= max(1, len(own) / 2)
                     and (not numeric or (any(states_quantity(text, q) for q in accepted) if amount

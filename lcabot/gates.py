@@ -178,10 +178,21 @@ def asked_quantities(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(q for q in (asked.quantity, *(frame(p).quantity for p in asked.parts)) if q))
 
 
+_OWN_CHOICE = re.compile(r"\b(?:has|have) been (?:chosen|adopted|applied|selected)\b|"
+                         r"\b(?:is|are) not applied because\b", re.I)
+_CLOSING_SOURCE = re.compile(r"\s*\([^()]*\b(?:19|20)\d\d[a-z]?\)(?=\s*[.;]|\s*$)")
+
+
 def reports_other_work(text: str) -> bool:
     """The sentence reports another work ("(Killian et al., 2013)", "[84]", "previous studies found") and does
     not speak of its own document's work ("this study", "we", "our")."""
     if OWN_STUDY.search(text):
+        return False
+    # a choice of its own, citing at its sentence's end the source it follows: "Among the possible remaining
+    # allocation methods, energy has been chosen according to RED recommendations when dealing with transportation
+    # fuels (European Commission, 2009; European Commission, 2016)." (Moretti et al. 2020, p. 4)
+    body = _CLOSING_SOURCE.sub("", text)
+    if body != text and _OWN_CHOICE.search(body) and not CITATION.search(body) and not _CITES_OTHER.search(body):
         return False
     return CITATION.search(text) is not None or _CITES_OTHER.search(text) is not None
 

@@ -461,8 +461,11 @@ _DRAWS_OWN_CONCLUSION = re.compile(r"^(?:Thus|Hence|Therefore|Consequently|Overa
 _OWN_COUNTERPOINT = re.compile(r"^(?:[\w'’]+,?\s+){0,3}however\b(?!.*\d)", re.I)
 # the document's own judgement of what it cited: "Unless restrictions on … are introduced, it seems clear that system
 # expansion in the narrow sense should be compatible with ALCA." (Finnveden et al. 2022, 2.3, p. 3)
+# (or "The 100 % rule interpreted in this way, however, does not seem to be correct …", 2.1, p. 2, after "… the world
+# [9]. This is sometimes referred to as “the 100 % rule”.")
 _OWN_JUDGEMENT = re.compile(r"\bit (?:also )?(?:seems|appears) (?:\w+ )?(?:clear|reasonable|strange|odd|logical|"
-                            r"natural|justified|unjustified|inconsistent|consistent|difficult|likely|unlikely)\b", re.I)
+                            r"natural|justified|unjustified|inconsistent|consistent|difficult|likely|unlikely)\b|"
+                            r"\b(?:does|do) not (?:seem|appear) to be (?:correct|valid|right|true|justified)\b", re.I)
 # a sentence presenting the document's own table or figure: "Table 5 shows the variation of the environmental impact
 # when the 50/50 method is applied to UCO" (Moretti et al. 2020, p. 8, after a sentence citing Schrijvers et al.)
 _PRESENTS_OWN_EXHIBIT = re.compile(r"^(?:As (?:shown|seen) in |In )?(?:Table|Fig\.|Figure)\s*[A-Z]?\d+[a-z]?\b"

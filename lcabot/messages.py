@@ -51,6 +51,16 @@ def abstain_not_in_passages(searched: str, absent: list[str]) -> str:
     )
 
 
+def abstain_boundary_not_assessed(searched: str, boundary: str, documents: list[str]) -> str:
+    """The documents that would answer never assess the system boundary the question asks for."""
+    return (
+        f"The library does not state this: {', '.join(documents)} never "
+        f"{'names' if len(documents) == 1 else 'name'} a {boundary} system boundary, so its results are for another "
+        f"boundary and I won't answer from them. Searched: {searched}. Add a document that covers it, or ask for the "
+        "boundary the study uses."
+    )
+
+
 def abstain_value_not_stated(searched: str, unit: str) -> str:
     """The library has passages about the question's subject, but none of those found gives the value it asks for."""
     return (
@@ -169,8 +179,14 @@ def report_unwritable(path: str, reason: str) -> str:
 
 
 def pdf_page_note(c: Citation) -> str:
-    """`` (PDF p. n)`` when the printed page label differs from the PDF page, else empty."""
-    return f" (PDF p. {c.page})" if c.page_label != str(c.page) else ""
+    """`` (PDF p. n)`` when the printed page label differs from the PDF page, else empty (a sentence running on from
+    PDF p. 4 to p. 5 labelled "4–5" needs none)."""
+    return f" (PDF p. {c.page})" if c.page_label.split("–")[0] != str(c.page) else ""
+
+
+def page_reference(c: Citation) -> str:
+    """``p. 12``, ``pp. 4–5`` for a quote running on to the next page, with :func:`pdf_page_note`."""
+    return f"{'pp.' if '–' in c.page_label else 'p.'} {c.page_label}" + pdf_page_note(c)
 
 
 SHORT_TITLE_CHARS = 80
@@ -192,7 +208,7 @@ def short_title(title: str, source: str) -> str:
 
 def citation(c: Citation) -> str:
     """``[n] title (file), section, p. label (PDF p. n)``; the PDF page only when it differs from the label."""
-    page = f"p. {c.page_label}" + pdf_page_note(c)
+    page = page_reference(c)
     section = f", {c.section}" if c.section else ""
     return f"[{c.number}] {short_title(c.title, c.source)} ({c.source}){section}, {page}"
 

@@ -73,6 +73,13 @@ _DEFINED_TERM = (
     re.compile(r"^\s*what (?:is|are) (?:meant by )?(?:an? |the )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*"
                r"(?:\?|$|\b(?:in|for|according|under)\b)", re.I),
     re.compile(r"\bwhat (?:does|do) (?:the term )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]? (?:mean|stand for)\b", re.I),
+    # how a thing is to be picked is said where the document says what it is taken to be: "How does the PEFCR
+    # guidance say the most relevant impact categories should be picked?" by "The most relevant impact categories
+    # shall be identified as all impact categories that cumulatively contribute to at least 80% …" (p. 50)
+    _SELECTED := re.compile(r"^\s*how (?:(?:do|does|did)\b.*?\b(?:say|state|require|recommend)s?\s+(?:that\s+)?|"
+                            r"(?:should|shall|must|are|is|were|was|can)\s+)(?:the |an? )?([\w][\w\s/-]*?)\s+"
+                            r"(?:(?:should|shall|must|are to|is to|can|may)\s+)?(?:be\s+)?"
+                            r"(?:picked|chosen|selected|identified|determined)\b", re.I),
 )
 # Words that name a scenario or sensitivity case rather than the baseline
 _SCENARIO = re.compile(
@@ -86,8 +93,9 @@ _SCENARIO = re.compile(
 _SECTION = re.compile(r"\b(?:section|clause|chapter|§|annex)\s*((?:[A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\b)", re.I)
 # The quantity a numeric question asks for, and the unit a value of it is printed with
 QUANTITIES = (
+    # ("how much of the total emissions does PAS 2050 require to be assessed": "at least 95%", Nab & Maslin 2020, p. 7)
     ("%", re.compile(r"\b(?:percent(?:age)?|per cent|(?<!to )(?<!must )(?<!shall )shares?|proportion|"
-                     r"contribut\w*)\b|%", re.I),
+                     r"contribut\w*)\b|\bhow much of (?!an?\b)|%", re.I),
      re.compile(r"\d\s*%")),
     ("duration", re.compile(r"\bhow long\b|\b(?:validity|valid|period)\b", re.I),
      re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:years?|months?|weeks?|days?)\b",
@@ -348,8 +356,8 @@ def kind_of(question: str) -> str:
     """The kind of one question (or part): comparison, procedure, numeric, definition, list, else other."""
     if _COMPARISON.search(question):
         return "comparison"
-    if re.search(r"^\s*how (?:do|does|did)\b.*\bdefine\b", question, re.I):  # "How does the guidance define …"
-        return "definition"
+    if re.search(r"^\s*how (?:do|does|did)\b.*\bdefine\b", question, re.I) or _SELECTED.search(question):
+        return "definition"  # "How does the guidance define …", "… say the most relevant … should be picked"
     if _EFFECT.search(question):  # "How does CO2 sequestration change the acidification potential …?"
         return "numeric"
     if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
@@ -430,6 +438,36 @@ def quantity_of(question: str) -> str:
     return found[0][1] if found else ""
 
 
+# what a value is asked per: "(per kg green coffee)" → kg, green
+_PER = re.compile(r"\bper\s+(?:1\s+|one\s+)?(?:(kg|kilograms?|g|grams?|t|tonnes?|MJ|kWh|l|litres?|ml|cups?|units?)"
+                  r"(?![\w-]))?\s*(?:of\s+)?([a-z][a-z-]{2,})?", re.I)
+_UNIT_NAMES = {"kilogram": "kg", "kilograms": "kg", "gram": "g", "grams": "g", "tonne": "t", "tonnes": "t",
+               "litre": "l", "litres": "l"}
+
+
+def per_unit(question: str) -> tuple[str, str]:
+    """What ``question`` asks a value per: its unit and the first word of what it is of ("what is the average
+    carbon footprint … (per kg green coffee)" → ``("kg", "green")``), else ``("", "")``."""
+    m = _PER.search(question)
+    if not m or not (m.group(1) or m.group(2)):
+        return "", ""
+    unit = (m.group(1) or "").lower()
+    return _UNIT_NAMES.get(unit, unit), (m.group(2) or "").lower()
+
+
+def states_per(text: str, per: tuple[str, str]) -> bool:
+    """True when ``text`` prints a value per what :func:`per_unit` gives: "per 1 kg of green coffee", "kg CO2e kg−1
+    green coffee", "/kg green" (Nab & Maslin 2020, p. 1), not "per espresso beverage"."""
+    unit, word = per
+    unit_re = rf"(?:{re.escape(unit)}|{'|'.join(k for k, v in _UNIT_NAMES.items() if v == unit) or re.escape(unit)})"
+    of = rf"\s*(?:of\s+)?{re.escape(word)}" if word else r"\b"
+    if unit:
+        pattern = rf"\bper\s+(?:1\s+|one\s+)?{unit_re}\b{of}|\b{unit_re}\s*[-−–]\s*1\b{of}|/\s*{unit_re}\b{of}"
+    else:
+        pattern = rf"\bper\s+(?:1\s+|one\s+|a\s+)?{re.escape(word[:5])}"  # (tonne-kilometre, tonne kilometer)
+    return re.search(pattern, text, re.I) is not None
+
+
 def states_quantity(text: str, quantity: str) -> bool:
     """True when ``text`` prints a value of ``quantity`` with its unit ("34.8 kg CO2-eq./kg H2", "50.3%")."""
     return any(name == quantity and printed.search(text) for name, _, printed in QUANTITIES)
@@ -482,9 +520,10 @@ def comparison_sides(question: str) -> tuple[str, str] | tuple[()]:
 
 
 # "which carbon footprint standard did … use", "what allocation method does … apply": the kind of thing asked for,
-# the words before the verb
+# the words before the verb (not a clause: "what default applies when none is listed" names no noun before "is")
 _ASKED_NOUN = re.compile(r"\b(?:which|what)\s+(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)?"
-                         r"((?:[\w-]+\s+){0,3}?[a-z][\w-]+)\s+(?:did|does|do|was|were|is|are|has|"
+                         r"((?:(?!(?:when|if|where|whenever|unless|none|that)\s)[\w-]+\s+){0,3}?[a-z][\w-]+)\s+"
+                         r"(?:did|does|do|was|were|is|are|has|"
                          r"have|had|can|could|should|must|may)\b", re.I)
 
 
@@ -519,14 +558,14 @@ def asked_term(part: str) -> str:
     if kind_of(part) != "definition" or asks_change(part):
         return ""
     term = defined_term(part)
-    if not term and asked_noun(part) in _DEFINED_BY_VALUE:  # "what functional unit is used" asks what it is: "… for
+    if not term and asked_noun(part) in DEFINED_BY_VALUE:  # "what functional unit is used" asks what it is: "… for
         return asked_noun(part)  # one functional unit" uses it, "The functional unit defined for this study was 1 kg
         # of green Arabica coffee beans" says it (Nab & Maslin 2020, p. 7)
     return "" if re.search(r"\bvalues?$", term) else term
 
 
 # the concepts a study sets by stating what they are ("the FU is 1 kg of hydrogen at 88 MPa")
-_DEFINED_BY_VALUE = frozenset({"functional unit", "declared unit", "reference flow"})
+DEFINED_BY_VALUE = frozenset({"functional unit", "declared unit", "reference flow"})
 
 
 def _term_name(term: str) -> str:
@@ -551,8 +590,9 @@ def defines_as(text: str, term: str) -> bool:
     of "means", "refers to", "stands for" or "is defined / identified / understood as" ("The most relevant impact
     categories shall be identified as all impact categories that cumulatively contribute to at least 80% …", PEFCR
     guidance p. 50)."""
-    return bool(term) and (defines_term(text, term) or re.match(  # (the term as the sentence's subject, not "The
+    return bool(term) and (defines_term(text, term) or re.search(  # (the term as a sentence's subject, not "The
         # list of mandatory company-specific data refers to the activity data …", p. 39)
-        rf"\W*(?:(?:the|an?)\s+)?{_term_name(term)}s?\b(?:\s*\([^()]*\))?\s+(?:means?\b|refers?\b|stands? for\b|"
+        rf"(?:^|(?<=[.!?:])\s)\W*(?:(?:the|an?)\s+)?{_term_name(term)}s?\b(?:\s*\([^()]*\))?\s+"
+        rf"(?:means?\b|refers?\b|stands? for\b|"
         rf"(?:is|are|was|were|(?:shall|should|must|can|may) be)\s+(?:defined|identified|understood)\s+as\b)",
         text, re.I) is not None)

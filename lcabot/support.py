@@ -252,7 +252,7 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
     spaced = _spaceless(joined)
     missing = []
     for term in specific_terms(question):
-        forms = _forms(term)
+        forms = forms_of(term)
         if any(_word_in(form, joined) for form in forms) or _spelled_out(term, joined):
             continue
         if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
@@ -281,6 +281,26 @@ def editions(text: str) -> dict[str, set[str]]:
     return named
 
 
+# a system boundary by its two ends: "cradle-to-grave", "cradle to factory gate", "well-to-wheel"
+_BOUNDARY = re.compile(r"\b(cradle|gate|well|tank)[\s-]+to[\s-]+(?:(?:the|factory|farm)[\s-]+)?(grave|gate|cradle|wheels?|"
+                       r"tank)\b", re.I)
+
+
+# a boundary named as work not done: "The full biogenic carbon balances should be accounted for in a future cradle to
+# grave LCA …" (Moretti et al. 2020, p. 11)
+_NOT_DONE = re.compile(r"\b(?:future|further (?:research|work|studies)|not (?:included|considered|assessed|covered)|"
+                       r"out of (?:the )?scope|beyond (?:the|its) scope)\b", re.I)
+
+
+def boundaries(text: str, assessed: bool = False) -> set[str]:
+    """The system boundaries ``text`` names by their ends: ``{"cradle-to-gate"}`` for "a cradle-to-factory gate scope"
+    (Moretti et al. 2020, p. 2), ``{"cradle-to-grave"}`` for "cradle to grave"; with ``assessed``, only those of
+    sentences not naming them as work not done ("… in a future cradle to grave LCA", p. 11)."""
+    sentences = re.split(r"(?<=[.!?])\s+", text) if assessed else [text]
+    return {f"{m.group(1).lower()}-to-{m.group(2).lower().rstrip('s')}" for s in sentences
+            if not (assessed and _NOT_DONE.search(s)) for m in _BOUNDARY.finditer(s)}
+
+
 def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     """The question's specific terms (:func:`specific_terms`) and the words of the product its quantity is measured
     for (:func:`measured_product`) that none of ``answering`` (the search texts of the passages the answer quotes,
@@ -292,7 +312,7 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     joined = "\n".join(answering)
     names = [term for term in specific_terms(question)
              if not term.isupper() and not any(c.isdigit() for c in term)  # names, not acronyms (GHG) or editions
-             and not any(_word_in(form, joined) for form in _forms(term))]
+             and not any(_word_in(form, joined) for form in forms_of(term))]
     concepts = {m.name for m in _concepts_named(joined)}
     product = [w for w in measured_product(question) if not term_present(w, joined)
                and not {m.name for m in _concepts_named(w)} & concepts]
@@ -341,10 +361,10 @@ def documents_naming(question: str, evidence: Sequence[Any]) -> set[str]:
         texts.setdefault(e.doc_id, [e.source.replace("-", " "), e.title or ""]).append(f"{e.context} {e.text}")
     return {doc_id for doc_id, held in texts.items()
             if any(_word_in(form, part) or _spelled_out(term, part)
-                   for term in terms for form in _forms(term) for part in held)}
+                   for term in terms for form in forms_of(term) for part in held)}
 
 
-def _forms(term: str) -> tuple[str, ...]:
+def forms_of(term: str) -> tuple[str, ...]:
     """``term``, its plural or singular ("RFNBO" is printed "RFNBOs", "Situations" asked as "Situation") and its
     other names and adjectives as a place ("Dutch" → "Netherlands")."""
     number = (term[:-1],) if term.endswith("s") and len(term) > 3 else (f"{term}s",)

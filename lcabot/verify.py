@@ -49,7 +49,7 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     their own: without a kept claim there are no facts."""
     by_id = {e.evidence_id: e for e in ledger}
     kept: list[Claim] = []
-    citations: dict[tuple[str, int], Citation] = {}
+    citations: dict[tuple[str, int, str | None, bool], Citation] = {}
     lines: list[str] = []
     gates: list[str] = []
     for claim in claims:
@@ -107,7 +107,7 @@ def _fact_earns_place(fact: GraphFact, evidence: Sequence[Evidence], quoted: set
                                    for t in name.lower().split() if len(t) > 3)
 
 
-def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int], Citation],
+def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int, str | None, bool], Citation],
           index: SearchIndex) -> int | None:
     """The citation number of ``quote`` from ``evidence`` (one citation per document and page, showing the first
     quote cited there), or None when the quote is not in the evidence or not on its page (or the page next to it,
@@ -118,7 +118,10 @@ def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int], Citat
     if held is None:
         return None
     page, across = held
-    key = (evidence.doc_id, page)
+    # (a quote under another section of the page, or running on to the next page, is cited as such: Burchart et al.
+    # 2023's functional unit sentence is "2.1 Goal and Scope …, p. 4–5", not the "1 Introduction, p. 4" of a quote
+    # before it)
+    key = (evidence.doc_id, page, evidence.section, across)
     if key not in citations:
         label = evidence.page_label if across else _label(index, evidence.doc_id, page)
         citations[key] = Citation(len(citations) + 1, evidence.evidence_id, evidence.source, evidence.title,

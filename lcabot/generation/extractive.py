@@ -18,6 +18,7 @@ from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
+    DEFINED_BY_VALUE,
     EACH,
     GIVES_REASON,
     HOW_MANY,
@@ -33,8 +34,10 @@ from lcabot.questions import (
     frame,
     names_each,
     names_parameter,
+    per_unit,
     referent,
     states_count,
+    states_per,
     states_quantity,
     states_term,
     without_section,
@@ -71,6 +74,11 @@ ROW_MARGIN = 0.1  # a table's further rows are read with its best row when they 
 # their label holds a word of the question (Moretti et al. 2020, Table 4: the climate change rows, not water use)
 MAX_SPAN_CHARS = 900  # longer sentences are run-together text, not quotable statements
 MAX_ROW_CHARS = 1600  # a table row of text cells, both sides of a comparison (JRC ILCD compliance rules, Tab. 1, p. 6)
+# one of a numbered series a part names: "the second renewable hydrogen delegated act" → second, act
+_NTH = re.compile(r"\bthe\s+(first|second|third|fourth)\s+(?:[\w-]+\s+){0,3}?([a-z]{3,}?)s?\b(?=\s+(?:of|in|on|for|"
+                  r"cover|does|did|is|was|under|and|,|\?)|\s*[,?]|$)", re.I)
+_CHOSEN = re.compile(r"\b(?:has|have|was|were|is|are) been (?:chosen|selected|preferred)\b|\b(?:chose|selected|opted "
+                     r"for)\b", re.I)
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
@@ -79,7 +87,10 @@ _BOILERPLATE = re.compile(
 _VALUE = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*\s*(?:(?:thousand|million|billion)\s+)?(?:%|kg|g\b|t\b|tonnes?\b|"
                     r"km|MJ|kWh|years?|mol|CTU|m3|m²|m2|hectares?\b|ha\b)|"
                     r"(?:EUR|€)\s*\d", re.I)
-_DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|\bmeans\b|"
+# (not a consequence: "This means legal certainty for both producers and consumers …", renewable hydrogen delegated
+# acts news, p. 1)
+_DEFINES = re.compile(r"\b(?:is|was|are|were) defined as\b|\bdefined for this study\b|\brefers? to\b|"
+                      r"(?<!\bthis )(?<!\bwhich )(?<!\bthat )(?<!\bit )\bmeans\b|"
                       r"\bstands? for\b|\bis (?:called|termed)\b|\b(?:functional unit|FU)(?: \(FU\))? (?:is|was)\b|"
                       r"^\s*[A-Z]\d{0,2}\s*:\s|"  # a formula's list of parameters ("A: allocation …")
                       # "The most relevant life cycle stages are the life cycle stages which …" (PEFCR guidance p. 50)
@@ -186,7 +197,13 @@ class ExtractiveGenerator:
         answers_part = {*leads, *(i for i in seconds if i is not None)}
         order = list(dict.fromkeys([*leads, *(i for i in seconds if i is not None), *(int(i) for i in rankings[-1])]))
         first = frame(parts[0]) if parts else asked
-        order = _definition_first(_value_first(order, candidates, first, naming | subject), candidates, first)
+        # (the first part's value among its own best spans too: "What is the GWP of hydrogen from Shell coal
+        # gasification per functional unit, with and without CO2 sequestration, and what is the functional unit?" is
+        # led by "… from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", Burchart et al. 2023, p. 11, sixth for the
+        # first part, below the whole question's best)
+        own_best = [int(i) for i in rankings[0][:LEAD_WINDOW + 1]] if parts else []
+        order = _definition_first(_value_first(order, candidates, first, naming | subject, own_best), candidates,
+                                  first)
         order = _claim_not_first(order, candidates)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
@@ -346,6 +363,24 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # to RED recommendations …", Moretti et al. 2020, p. 4)
             reasons = [int(i) for i in rankings[n - 1][:2 * LEAD_WINDOW] if int(i) not in leads
                        and GIVES_REASON.search(candidates[int(i)].text)]
+            # (the sentence after the value the part before asks, when it gives the reason: "The 77% reduction in
+            # carbon footprint for sustainable coffee production in comparison to conventional production was due to
+            # exportation of coffee beans via cargo ship …" after the two averages, Nab & Maslin 2020, p. 1)
+            anchor = _value_first([int(i) for i in rankings[n - 1]], candidates, frame(parts[n - 1]), naming)[0]
+            after = anchor + 1
+            if (after < len(candidates) and after not in leads and candidates[after].chunk_id
+                    == candidates[anchor].chunk_id and GIVES_REASON.search(candidates[after].text)):
+                reasons.insert(0, after)
+            # (the reason for a choice is the sentence saying why it was chosen: "Among the possible remaining
+            # allocation methods, energy has been chosen according to RED recommendations …", Moretti et al. 2020,
+            # p. 4, before "the allocation is not avoided due to the inapplicability of subdivision")
+            # (in the section saying what was chosen, wherever it ranks)
+            chosen = candidates[anchor]
+            reasons = [*(i for i, c in enumerate(candidates)
+                         if (c.doc_id, c.section) == (chosen.doc_id, chosen.section) and abs(c.page - chosen.page) <= 1
+                         and i not in leads and i not in reasons and GIVES_REASON.search(c.text)
+                         and _CHOSEN.search(c.text)), *reasons]
+            reasons.sort(key=lambda i: _CHOSEN.search(candidates[i].text) is None)
             if reasons:
                 leads.append(reasons[0])
                 continue
@@ -439,9 +474,10 @@ _RATIO = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*times|-fold)\s+(?:more|less|higher|
 
 
 def _value_first(order: list[int], candidates: Sequence[Evidence], asked: QuestionFrame,
-                 naming: frozenset[str] = frozenset()) -> list[int]:
+                 naming: frozenset[str] = frozenset(), also: Sequence[int] = ()) -> list[int]:
     """For a question asking for a value, the best of the first :data:`LEAD_WINDOW` spans that states one (in the
-    unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact."""
+    unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact.
+    ``also``: further spans searched after those (the best for the first part of a multi-part question)."""
     if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
         return order  # "the difference between situations C1 and C2" asks for no value
     def states(e: Evidence) -> bool:
@@ -450,6 +486,11 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
         # 50 times more CO2eq than boat per tonne kilometer" (Ritchie 2020, p. 2)
         if asked.kind == "comparison" and _RATIO.search(text):
             return True
+        # (a functional unit is the reference results are given per, not a result: "The functional unit defined for
+        # this study was 1 kg of green Arabica coffee beans, such that the resulting carbon footprint results are
+        # presented as kilograms of carbon dioxide equivalent per 1 kg …", Nab & Maslin 2020, p. 7)
+        if any(states_term(text, u) for u in DEFINED_BY_VALUE) and not asked_term(asked.asking):
+            return False
         if not asked.quantity and HOW_MANY.search(asked.asking):  # a count: "With around 8,000 family businesses"
             return states_count(text, asked.asking) > 0 or RELATIVE_AMOUNT.search(text) is not None  # (South
             # Tyrolean apple, p. 2), "Six renewable … projects", "a number not greater than the sample sizes"
@@ -457,7 +498,8 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     # a question asking for a total is not answered by one item's row, which is not searched as a lead at all
     total = _TOTAL.search(asked.asking) is not None
     window = [i for i in order if not (total and candidates[i].reading and not _one_of_all(candidates[i], asked))]
-    stating = [i for i in window[:LEAD_WINDOW] if states(candidates[i])]
+    searched = list(dict.fromkeys([*window[:LEAD_WINDOW], *(i for i in also if i in window)]))
+    stating = [i for i in searched if states(candidates[i])]
     if not asked.quantity and HOW_MANY.search(asked.asking):  # a number of the things asked for first, wherever it
         # ranks ("Six renewable hydrogen projects have signed …", Hydrogen Bank pilot p. 1, for "how many projects")
         stating = [i for i in window if states_count(candidates[i].text, asked.asking) == 2][:1] or stating
@@ -483,6 +525,12 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
              and t.lower() not in naming]  # names, not acronyms ("EF study")
     stating = [i for i in stating if any(term_present(n.lower(), f"{candidates[i].context} {candidates[i].text}")
                                          for n in names)] or stating
+    # (and a value per what the question asks it per: "(per kg green coffee)" is answered by "15.33 (±0.72) kg of
+    # carbon dioxide equivalent per 1 kg of green coffee", Nab & Maslin 2020, p. 1, not "0.28 … kg CO2e per espresso
+    # beverage", p. 12)
+    per = per_unit(asked.asking)
+    if any(per):
+        stating = [i for i in stating if states_per(candidates[i].reading or candidates[i].text, per)] or stating
     terms = [t for t in content_terms(asked.asking) if t not in naming]
     lead = next((i for i in stating if any(term_present(t, candidates[i].reading or candidates[i].text)
                                            for t in terms)), stating[0])
@@ -646,6 +694,9 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
     if REASON_PART.match(part.text) and GIVES_REASON.search(evidence.text):
         bonus += KIND_BONUS  # "…, and why?": "Among the possible remaining allocation methods, energy has been chosen
         # according to RED recommendations …" (Moretti et al. 2020, p. 4)
+    if (nth := _NTH.search(part.text)) and names_each(evidence.text, nth.group(1).lower(), nth.group(2)):
+        bonus += KIND_BONUS  # "the second renewable hydrogen delegated act": "… the second act takes into
+        # consideration, emissions associated with taking electricity from the grid, …" (delegated acts news, p. 1)
     return bonus + KIND_BONUS * scenario_share(text, asked)
 
 
