@@ -21,6 +21,8 @@ from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphF
 from lcabot.normalize import for_search, match_key
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
+    ASKS_FORMULA,
+    ASKS_VERDICT,
     ATTRIBUTION,
     COUNT,
     EACH,
@@ -31,12 +33,14 @@ from lcabot.questions import (
     REASON_PART,
     RELATIVE_AMOUNT,
     SORT_NOUNS,
+    STATES_EQUATION,
     QuestionFrame,
     asked_noun,
     asked_term,
     asks_change,
     attributed_source,
     frame,
+    judges,
     kind_of,
     names_code,
     names_each,
@@ -391,9 +395,20 @@ _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit
                             re.I)
 _VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results", "threshold",
                           "thresholds", "limit", "limits"})
+# a part asking whether a thing may be done, and the thing ("can substitution be used in an ALCA")
+_MAY_IT = re.compile(r"^\s*(?:can|could|should|may|must)\s+(?:the\s+|an?\s+)?([a-z][\w-]{2,})\s+(?:\w+\s+)?be\b", re.I)
 # the words of a part asking what caused something, and how many causes ("what two factors caused the reduction")
 # a part asking for a given number of things ("Which five global sensitivity analysis methods …")
-_MAY_IT = re.compile(r"^\s*(?:can|could|should|may|must)\s+(?:the\s+|an?\s+)?([a-z][\w-]{2,})\s+(?:\w+\s+)?be\b", re.I)
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _number_forms(number: str) -> tuple[str, ...]:
+    """A small number as a word and in digits: "three" → ("three", "3"), "3" → ("3", "three")."""
+    if number in _NUMBER_WORDS:
+        return number, str(_NUMBER_WORDS.index(number))
+    return (number, _NUMBER_WORDS[int(number)]) if number.isdigit() and int(number) <= 10 else (number,)
+
+
 _WHICH_N = re.compile(r"^\s*(?:which|what)\s+(two|three|four|five|six|seven|eight|nine|ten|\d+)\s", re.I)
 _CONDITION_WORD = re.compile(r"situations?|cases?|circumstances?|conditions?")
 _STATES_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|in case|where|provided that|only for)\b", re.I)
@@ -474,6 +489,12 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             # "2.3 System expansion and substitution" (Finnveden et al. 2022, p. 3)
             if (modal := _MAY_IT.match(part)) and not term_present(modal.group(1).lower(), text):
                 continue
+            # whether a claim holds is said by a verdict on it, not by a case where it could (:func:`judges`)
+            if ASKS_VERDICT.match(part):
+                if judges(text, part):
+                    covered = True
+                    break
+                continue
             # a part asking only of the document's subject ("How many Monte Carlo runs does Heijungs (2020)
             # recommend …", "On the number of Monte Carlo runs …") is judged on its words but the authors' and years
             own = [t for t in terms if t not in known] or [t for t in terms if not t.isdigit() and t not in names] \
@@ -487,7 +508,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                 continue
             if symbols and not all(names_parameter(text, p) for p in symbols):
                 continue  # "what is the default B value" is not answered by the default A values
-            if listed and not term_present(listed.group(1).lower(), text):
+            if listed and not any(term_present(n, text) for n in _number_forms(listed.group(1).lower())):
                 continue  # "Which five … methods did Groen et al. compare" by "Five methods … were evaluated: …"
             # a term of art asked for ("what geographic scope") is named: "a cradle-to-factory gate scope" states a
             # boundary, not the geographic scope; in the statement or its section's title ("a default utilisation
@@ -563,6 +584,10 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
         if not covered and REASON_PART.match(part) and any(GIVES_REASON.search(text) for text in texts):
             covered = True
+        # a part asking how a value is worked out is answered by its equation: "how are they combined" (the DQR
+        # criteria) by "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" (PEFCR guidance p. 130)
+        if not covered and ASKS_FORMULA.search(part):
+            covered = any(STATES_EQUATION.search(c.text) for c in claims)
         # a part asking only for the value of what the part before it names ("what is its value") is answered by a
         # statement with a number ("… calculated a carbon footprint of 3.05 kg CO2e kg–1 green coffee", p. 12)
         if not covered and terms and all(t in _VALUE_WORDS for t in terms):

@@ -221,6 +221,8 @@ def is_fragment(text: str) -> bool:
         return True  # 2 þ 4þsinX 2." (Heijungs 2020, p. 401, for "… with large-scale Monte Carlo simulations")
     if CASE_BACK.match(text):  # the case it speaks of is in a sentence not quoted with it
         return True
+    if text.endswith("?"):  # a question states nothing: "Which foods are air-freighted?" (Ritchie 2020, p. 2, a
+        return True  # heading set as text)
     if LIST_ITEM.match(text) or text.startswith("|"):
         return False  # a list item may end "…; and" before the next one
     if text[0].islower() or _OPEN_END.search(text.rstrip(",;")):

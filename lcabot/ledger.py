@@ -238,7 +238,18 @@ _FOLLOWS_FROM = re.compile(r"^(?:Therefore|However|Hence),\s|"
                            # the exception to the rule before it ("It is recommended to avoid the use of system
                            # expansion followed by substitution in attributional studies. The only exceptional cases
                            # are …", Moretti et al. 2020, p. 11)
-                           r"^(?:The only|One|An|The)\s+exception(?:al cases?|s)?\b|^Exceptions?\s+(?:is|are|to)\b")
+                           r"^(?:The only|One|An|The)\s+exception(?:al cases?|s)?\b|^Exceptions?\s+(?:is|are|to)\b|"
+                           # the way or the two the sentence before sets out ("When hydrogen is burned in air, …
+                           # nitrogen oxides … In this way, the combustion process is much like other high
+                           # temperature combustion fuels …", hydrogen vehicles extracts p. 4; "The incompatibility of
+                           # the two has … not been recognized before", Heijungs 2020, p. 401)
+                           r"^In (?:this|that|such a) (?:way|manner),\s|^The (?:\w+ (?:of|between) )?the (?:two|former|"
+                           r"latter)\b|"
+                           # (a case of what the sentence before says, not of its own clause: "For most foods, this is
+                           # not the case.", Ritchie 2020, p. 1, after "Eating locally would only have a significant
+                           # impact if transport was responsible for a large share …"; not "If the data is more than
+                           # five years old, this shall be flagged")
+                           r"^(?:For|In|Among|Across|With)\s[^,;:]{1,60},\s+this\s+(?:is|was|does|did|has)\b")
 # a comparison that leaves its other side to the sentence before ("… conventional coffee from Vietnam … (16.04 kg
 # CO2e kg–1 green coffee) … Sustainable coffee from Vietnam (3.64 …) and sustainable coffee from Brazil (3.37 …)
 # were much lower", Nab & Maslin 2020, p. 12)

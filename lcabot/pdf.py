@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -157,7 +158,7 @@ def _parse_open_document(doc: Any, source: str) -> ParsedDocument:
     blocks: list[Block] = []
     page_texts: list[str] = []
     for i in range(n):
-        lines = [ln for ln in pages_lines[i] if _keep_line(ln, heights[i], running)]
+        lines = [ln for ln in pages_lines[i] if _keep_line(ln, heights[i], running, pages_lines[i])]
         page_blocks = _page_blocks(lines, pages_tables[i], doc[i].rect.width, body_size, tracker, i + 1, vocabulary)
         blocks.extend(page_blocks)
         page_texts.append("\n\n".join(b.text for b in page_blocks))
@@ -424,7 +425,69 @@ def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, fl
                 and spans[0] is not main)
         italic = bool(main["flags"] & 2) or "ital" in main["font"].lower()
         out.append(_Line(number, text, (x0, y0, x1, y1), round(main["size"], 1), bold, note, italic))
-    return _without_provenance(out, backgrounds)
+    return _without_provenance(_equations(out), backgrounds)
+
+
+_EQUATION_LABEL = re.compile(r"^\[?Equation \d+[a-z]?\]?$")
+_OPERATOR = re.compile(r"[+−\-∗*·×/]|\s")
+
+
+def _math_letters(text: str) -> str:
+    """Mathematical alphanumeric symbols written as letters and digits ("𝐷𝑄𝑅" → "DQR"); other signs kept."""
+    return "".join(unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF else c for c in text)
+
+
+def _equations(lines: list[_Line]) -> list[_Line]:
+    """A displayed equation as one line, read as typed: its left-hand side, each fraction as "(numerator)/denominator"
+    from the lines printed above and below the line holding "=", then its label. The PEFCR guidance's Equation 20
+    (p. 130) is "DQR = (TeR+GR+TiR+P)/4 [Equation 20]", not "𝑇𝑒𝑅+𝐺𝑅+𝑇𝑖𝑅+𝑃", "4", "𝐷𝑄𝑅=" as three lines; Equation
+    4 (p. 77) "AF = 1 −6.04 ∗ Mmeat/Mmilk". Mathematical letters are written as letters everywhere."""
+    math = [any(0x1D400 <= ord(c) <= 0x1D7FF for c in ln.text) for ln in lines]
+    used: set[int] = set()
+    replaced: dict[int, _Line] = {}
+    for i, ln in enumerate(lines):
+        if i in used or not math[i] or "=" not in ln.text:
+            continue
+        top, bottom = ln.bbox[1], ln.bbox[3]
+        middle, reach = (top + bottom) / 2, bottom - top
+        # the equation's pieces: short lines beside it, reaching no further than a line above or below it (a long
+        # one only as the other half of a fraction: "[(Energy for wool (NEwool)+ Energy for milk (NEl) + …]", p. 78)
+        band = [j for j, other in enumerate(lines) if j not in used and (j == i or (
+            (len(other.text) <= 60 or math[j]) and other.bbox[1] >= top - reach and other.bbox[3] <= bottom + reach
+            and other.bbox[0] >= ln.bbox[0] - reach and (math[j] or _EQUATION_LABEL.match(other.text.strip())
+                                                          or len(other.text.split()) <= 2)))]
+        label = [j for j in band if _EQUATION_LABEL.match(lines[j].text.strip())]
+        pieces = [j for j in band if j not in label]
+        above = [j for j in pieces if (lines[j].bbox[1] + lines[j].bbox[3]) / 2 < middle - reach / 4]
+        below = [j for j in pieces if (lines[j].bbox[1] + lines[j].bbox[3]) / 2 > middle + reach / 4]
+        placed: list[tuple[float, str]] = [(lines[j].bbox[0], lines[j].text) for j in pieces
+                                           if j not in above and j not in below]
+        unpaired = set()
+        for a in above:  # a numerator and the denominator printed under it make a fraction
+            under = next((b for b in below if lines[b].bbox[0] < lines[a].bbox[2]
+                          and lines[a].bbox[0] < lines[b].bbox[2]), None)
+            if under is None:
+                unpaired.add(a)
+                continue
+            below.remove(under)
+            num, den = (_math_letters(lines[k].text).strip() for k in (a, under))
+            wrap = [f"({t})" if _OPERATOR.search(t) else t for t in (num, den)]
+            placed.append((min(lines[a].bbox[0], lines[under].bbox[0]), f"{wrap[0]}/{wrap[1]}"))
+        unpaired.update(below)
+        # (a long line left unpaired is no part of it: prose or a parameter's definition printed close below)
+        band = [j for j in band if not (j in unpaired and len(lines[j].text) > 60)]
+        if any(j in band for j in unpaired) or any("=" in lines[j].text for j in band if j != i):
+            continue  # not one equation's fractions around its "=": a table of equations (p. 82) is left as printed
+        text = " ".join(_math_letters(t).strip() for _, t in sorted(placed))
+        text = re.sub(r"\s*=\s*", " = ", text)
+        text = " ".join([text, *(lines[j].text.strip() for j in label)])
+        members = [lines[j] for j in band]
+        box = (min(m.bbox[0] for m in members), min(m.bbox[1] for m in members), max(m.bbox[2] for m in members),
+               max(m.bbox[3] for m in members))
+        used.update(band)
+        replaced[i] = _Line(ln.page, text, box, ln.size, ln.bold, ln.note, ln.italic)
+    return [replaced.get(i, _Line(ln.page, _math_letters(ln.text), ln.bbox, ln.size, ln.bold, ln.note, ln.italic)
+                         if math[i] else ln) for i, ln in enumerate(lines) if i in replaced or i not in used]
 
 
 def _raised(span: dict[str, Any], before: str) -> str:
@@ -605,16 +668,21 @@ def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[
         and any(b - a == 1 for a, b in itertools.pairwise(at))}
 
 
-def _keep_line(line: _Line, height: float, running: set[str]) -> bool:
+def _keep_line(line: _Line, height: float, running: set[str], row: list[_Line] = ()) -> bool:
     """Drop download stamps, a copy's page stamps and placeholders, photo credits, running headers/footers, and bare
-    page numbers near the page edge."""
+    page numbers near the page edge: not a section's number beside its title on the same line (``row``: the page's
+    lines), "5" before "| LIFE CYCLE ASSESSMENTS" at the top of Nab & Maslin 2020, p. 5."""
     if _STAMP.search(line.text) or _RENDERER_NOTE.match(line.text) or _PHOTO_CREDIT.match(line.text.strip()):
         return False
     key = _margin_key(line, height)
     if key in running or (line.bbox[1] > height / 2 and f"{_FOOT}{key}" in running):
         return False
     near_edge = _margin_key(line, height, _PAGE_NUMBER_BAND) is not None
-    return not (near_edge and _PAGE_NUMBER.match(line.text.strip()))
+    if not (near_edge and _PAGE_NUMBER.match(line.text.strip())):
+        return True
+    middle = (line.bbox[1] + line.bbox[3]) / 2
+    return any(other.text.startswith("|") and other.bbox[1] < middle < other.bbox[3]
+               and 0 <= other.bbox[0] - line.bbox[2] < 3 * line.size for other in row)
 
 
 def _page_labels(doc: Any, pages_lines: list[list[_Line]], heights: list[float]) -> list[str]:

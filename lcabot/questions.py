@@ -14,7 +14,8 @@ IMPLIED_TERMS = 2  # a later part naming no more content words than this is abou
 
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|big|large|high|long|far|often)\b|\bwhat (?:values?|share|percentage|proportion|amount|number|"
-    r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor)\b|"
+    r"threshold|factor|rate|ratio|distance|result|gwp|dqr|load factor|cut-off|footprint|emission factor|"
+    r"(?:expected |annual |total )?(?:output|production|yield))\b|"
     r"\bwhat default\b|\bimpacts? (?:of|for|per)\b|\bwhat (?:(?:was|were|is|are) (?:the )?)?(?:[\w-]+ ){0,3}(?:prices?|"
     r"costs?)\b|"
     r"\b(?:acidification|eutrophication)(?:\s+(?:potential|index|rate))?\s+(?:of|for|per|with|without|in)\b|"
@@ -26,6 +27,7 @@ _NUMERIC = re.compile(
     re.I,
 )
 _COMPARISON = re.compile(r"\bcompare[sd]?\b|\bcompared (?:with|to)\b|\bversus\b|\bvs\.?\b|\bdifference between\b|"
+                         r"\bwhat distinguish(?:es)?\b|\bhow (?:do|does) \w+(?: \w+){0,4} differ\b|"
                          r"\bdiffer\b[^?]*\bbetween\b|"
                          r"\b(?:lower|higher|more|less|better|worse) than\b|\bhow much (?:lower|higher|less|more)\b",
                          re.I)
@@ -68,8 +70,10 @@ _ASKS_REJECTED = re.compile(r"\b(?:reject\w*|refut\w*|disput\w*|debunk\w*|disagr
 # The term a definition question asks about: "How does the PEFCR guidance define company-specific data?", "What is
 # meant by 'mandatory process'?", "What does DQR stand for?"
 _DEFINED_TERM = (
+    # (not what a thing is defined for: "which three data-quality levels are defined for process data sets")
     re.compile(r"\bdefin(?:e[sd]?|ition of)\s+(?:an?\s+|the\s+(?:term\s+|concept\s+)?)?"
-               r"[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*(?:\?|$|\b(?:in|for|as|under|according)\b)", re.I),
+               r"(?!(?:for|in|as|by|under|according|to|with|on)\b)[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*"
+               r"(?:\?|$|\b(?:in|for|as|under|according)\b)", re.I),
     re.compile(r"^\s*what (?:is|are) (?:meant by )?(?:an? |the )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]?\s*"
                r"(?:\?|$|\b(?:in|for|according|under)\b)", re.I),
     re.compile(r"\bwhat (?:does|do) (?:the term )?[\"“'‘]?([\w][\w\s/-]*?)[\"”'’]? (?:mean|stand for)\b", re.I),
@@ -131,8 +135,10 @@ QUANTITIES = (
      re.compile(r"(?:EUR|€)\s*\d|\d\s*(?:EUR|euros?)\b", re.I)),
     # a limit: "the DQR score shall be ≤1.6" (PEFCR guidance p. 131), "cannot be higher than 3"
     # (not "the minimum set of data elements" to share, Pathfinder Framework 7.1, p. 33: a list)
+    # (or a level a thing must reach: "what DQR must company-specific data for the mandatory processes reach")
     ("limit", re.compile(r"\b(?:maximum|max|minimum|min|at (?:most|least)|upper|lower|limit|highest|lowest)\b"
-                         r"(?!\s+(?:set|list)\b)", re.I),
+                         r"(?!\s+(?:set|list)\b)|\b(?:must|shall|should|needs? to|ha(?:s|ve) to)\s+(?:[\w-]+\s+){0,8}?"
+                         r"(?:reach|achieve|attain|meet|not exceed)\b", re.I),
      re.compile(r"[≤≥<>]\s*\d|\b(?:not|never) (?:be )?(?:higher|greater|more|lower|less) than \d|"
                 r"\bnot exceed \d|\b(?:maximum|minimum) (?:of )?\d|\bat (?:most|least) \d", re.I)),
 )
@@ -402,6 +408,38 @@ def names_each(text: str, ordinal: str, thing: str) -> bool:
     return re.search(rf"\b{ordinal}\s+(?:[\w-]+\s+)?{thing}\b", text, re.I) is not None
 
 
+# a question asking how a value is worked out, and a span stating it as an equation: "how are they combined" (the
+# DQR criteria) by "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" (PEFCR guidance p. 130)
+ASKS_FORMULA = re.compile(r"\bhow (?:is|are|was|were|should|shall|to|do|does)\b.*\b(?:calculat|comput|combin|aggregat|"
+                          r"deriv|work(?:ed)? out)\w*|\b(?:formula|equation)\b", re.I)
+STATES_EQUATION = re.compile(r"\[Equation [\w.]+\]|^\W*[\w%][\w% ]{0,20}\s=\s*[^=\s][^=]*[+\-−∗*/×∙]")
+
+
+# a question asking whether a claim holds, and a sentence judging one: "Does the "100% rule" hold for attributional
+# LCA according to Finnveden et al." by "The 100 % rule interpreted in this way, however, does not seem to be
+# correct" (Finnveden et al. 2022, p. 2), not by "… the 100 % rule could be valid" for a company, nor by "if the 100 %
+# rule is not valid, then …"
+ASKS_VERDICT = re.compile(r"^\s*(?:does|do|is|are)\s+(?:the\s+)?[\"“'‘]?(.{3,40}?)[\"”'’]?\s+(?:still\s+)?"
+                          r"(?:hold|apply|valid|correct|true|work)\b", re.I)
+_VERDICT = re.compile(r"\b(?:is|are|was|were|seems? to be|appears? to be)(?:\s+(?:thus|therefore|then|also|however|"
+                      r"in fact|not|generally))*\s+(?:correct|incorrect|valid|invalid|true|false|wrong|justified)\b|"
+                      r"\bdo(?:es)? not (?:seem to |appear to )?(?:hold|apply|be (?:correct|valid|true|right))\b|"
+                      r"\bdo(?:es)? not (?:seem|appear) to be (?:correct|valid|true|right)\b", re.I)
+
+
+def judges(text: str, question: str) -> bool:
+    """True when ``text`` gives a verdict on the claim ``question`` asks about (:data:`ASKS_VERDICT`): names it and
+    says it is (not) correct, valid or true, outside a condition ("if the 100 % rule is not valid, …")."""
+    asked = ASKS_VERDICT.match(question)
+    if not asked:
+        return False
+    subject = [w for w in re.findall(r"[^\W_]+", asked.group(1).lower()) if len(w) > 2 or w.isdigit()]
+    if not subject or not all(re.search(rf"(?<![^\W_]){re.escape(w)}", text.lower()) for w in subject):
+        return False
+    return any(not re.search(r"\b(?:if|whether|unless)\b[^,.;]*$", text[:m.start()], re.I)
+               for m in _VERDICT.finditer(text))
+
+
 # a number of things: digits or a number word before a noun, not a year or a unit
 COUNT = re.compile(r"(?<![\w.,])(?-i:(?<![A-Z] ))(?:\d{1,3}(?:,\d{3})+|\d+|one|two|three|four|five|six|seven|"
                    r"eight|nine|ten|eleven|twelve|dozens?|hundreds?|thousands?)(?:\s+(?:million|billion)(?=\s))?\s+"
@@ -561,7 +599,9 @@ def asked_term(part: str) -> str:
     if not term and asked_noun(part) in DEFINED_BY_VALUE:  # "what functional unit is used" asks what it is: "… for
         return asked_noun(part)  # one functional unit" uses it, "The functional unit defined for this study was 1 kg
         # of green Arabica coffee beans" says it (Nab & Maslin 2020, p. 7)
-    return "" if re.search(r"\bvalues?$", term) else term
+    # (a default, or a formula parameter's factor, is a value: "what is the default B factor" is answered by "the B
+    # value shall be equal to 0 as default", PEFCR guidance p. 114)
+    return "" if re.search(r"\bvalues?$|^default\b|\b[A-Z]\d{0,2} factors?$", term) else term
 
 
 # the concepts a study sets by stating what they are ("the FU is 1 kg of hydrogen at 88 MPa")

@@ -46,9 +46,10 @@ def term_present(term: str, text: str) -> bool:
 _FORMULA_SPACE = re.compile(r"\b(CO|CH|SO|NO|PO|NH|N|H)\s+([2-4])\b")
 
 
-# stems that answer for one another: a life cycle phase is a stage; whether a stage is included is said by what is
-# excluded, and what is left out or omitted by what is excluded or "not considered" ("The following were not
-# considered in the analysis: construction of gasification plants, …", Burchart et al. 2023, p. 5)
+# stems that answer for one another: a life cycle phase is a stage, an output what is produced, a saving what is
+# avoided; whether a stage is included is said by what is excluded, and what is left out or omitted by what is
+# excluded or "not considered" ("The following were not considered in the analysis: construction of gasification
+# plants, …", Burchart et al. 2023, p. 5)
 _NOT_COUNTED = r"not (?:be(?:en)? )?(?:consider|includ|cover|taken into account)"
 _LEFT_OUT = ("exclu", _NOT_COUNTED)
 # a statement that something is out of a study, and the words a question asks what is out with
@@ -56,7 +57,12 @@ STATES_LEFT_OUT = re.compile(rf"\bexclu\w*|\b{_NOT_COUNTED}\w*|\bomit\w*|\bleft 
                              r"\bcut[- ]off\b", re.I)
 LEFT_OUT_WORD = re.compile(r"leav\w*|left|omit\w*|exclu\w*")
 EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",), "exclu": ("inclu", *_LEFT_OUT[1:]),
-                   "leave": _LEFT_OUT, "omit": _LEFT_OUT, "omitt": _LEFT_OUT}
+                   "leave": _LEFT_OUT, "omit": _LEFT_OUT, "omitt": _LEFT_OUT,
+                   # an output is what is produced: "the projects have the potential to produce up to 1.52 million
+                   # tonnes of renewable hydrogen …" (Hydrogen Bank pilot news, p. 1) for "with what expected output"
+                   "outpu": ("produc",),
+                   # and a saving what is avoided: "… avoiding more than 10 million tonnes of CO 2 emissions" (p. 1)
+                   "savin": ("avoid",)}
 
 
 _SPELLING = re.compile(r"(?<=[a-z]{3})i[sz](?=at|e|ing)")
@@ -282,8 +288,8 @@ def editions(text: str) -> dict[str, set[str]]:
 
 
 # a system boundary by its two ends: "cradle-to-grave", "cradle to factory gate", "well-to-wheel"
-_BOUNDARY = re.compile(r"\b(cradle|gate|well|tank)[\s-]+to[\s-]+(?:(?:the|factory|farm)[\s-]+)?(grave|gate|cradle|wheels?|"
-                       r"tank)\b", re.I)
+_BOUNDARY = re.compile(r"\b(cradle|gate|well|tank)[\s-]+to[\s-]+(?:(?:the|factory|farm)[\s-]+)?"
+                       r"(grave|gate|cradle|wheels?|tank)\b", re.I)
 
 
 # a boundary named as work not done: "The full biogenic carbon balances should be accounted for in a future cradle to

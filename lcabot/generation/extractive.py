@@ -18,6 +18,7 @@ from lcabot.models import Claim, Evidence, Turn
 from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
+    ASKS_FORMULA,
     DEFINED_BY_VALUE,
     EACH,
     GIVES_REASON,
@@ -26,12 +27,14 @@ from lcabot.questions import (
     REASON_PART,
     RELATIVE_AMOUNT,
     SORT_NOUNS,
+    STATES_EQUATION,
     QuestionFrame,
     asked_noun,
     asked_term,
     attributed_source,
     defines_as,
     frame,
+    judges,
     names_each,
     names_parameter,
     per_unit,
@@ -77,8 +80,9 @@ MAX_ROW_CHARS = 1600  # a table row of text cells, both sides of a comparison (J
 # one of a numbered series a part names: "the second renewable hydrogen delegated act" → second, act
 _NTH = re.compile(r"\bthe\s+(first|second|third|fourth)\s+(?:[\w-]+\s+){0,3}?([a-z]{3,}?)s?\b(?=\s+(?:of|in|on|for|"
                   r"cover|does|did|is|was|under|and|,|\?)|\s*[,?]|$)", re.I)
-_CHOSEN = re.compile(r"\b(?:has|have|was|were|is|are) been (?:chosen|selected|preferred)\b|\b(?:chose|selected|opted "
-                     r"for)\b", re.I)
+# a choice stated as one (not "the selected study sites", Nab & Maslin 2020, p. 7)
+_CHOSEN = re.compile(r"\b(?:has|have|had|was|were|is|are) (?:been )?(?:chosen|selected|preferred)\b|"
+                     r"\b(?:we|they|the authors) (?:chose|selected)\b|\bopted for\b", re.I)
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
@@ -201,7 +205,7 @@ class ExtractiveGenerator:
         # gasification per functional unit, with and without CO2 sequestration, and what is the functional unit?" is
         # led by "… from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", Burchart et al. 2023, p. 11, sixth for the
         # first part, below the whole question's best)
-        own_best = [int(i) for i in rankings[0][:LEAD_WINDOW + 1]] if parts else []
+        own_best = [int(i) for i in rankings[0][:2 * LEAD_WINDOW]] if parts else []
         order = _definition_first(_value_first(order, candidates, first, naming | subject, own_best), candidates,
                                   first)
         order = _claim_not_first(order, candidates)
@@ -220,9 +224,11 @@ class ExtractiveGenerator:
             if e.reading and table in tables:  # a second row of a table: the table's rows about the question are
                 # read together (Moretti et al. 2020, Table 4: both climate change rows, not water use)
                 place, first = tables[table]
-                if not relevant(i, first):
+                # (a row leading a part is read with them whatever its score: JRC ILCD compliance rules Tab. 1, p. 6,
+                # "Data quality" for "which three data-quality levels …" beside "Method" for another part)
+                if not relevant(i, first) and i not in leads:
                     continue
-                rows = _rows_of(e, order, candidates, lambda j, first=first: relevant(j, first))
+                rows = _rows_of(e, order, candidates, lambda j, first=first: relevant(j, first) or j in leads)
                 picked[place] = rows
                 used.update(r.evidence_id for r in rows)
                 continue
@@ -417,9 +423,13 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             quantity = asked.quantity if n and asked.kind in ("numeric", "comparison") else ""
             count = part if n and not quantity and HOW_MANY.search(part) else ""
             ratio = asked.kind == "comparison"  # "how much more … than boat": "50 times more CO2eq than boat"
+            # (a value of no named unit, printed with one: "with what expected output" by "… the potential to produce
+            # up to 1.52 million tonnes of renewable hydrogen …", Hydrogen Bank pilot news, p. 1)
+            unnamed = bool(n) and asked.kind == "numeric" and not quantity and not count
 
             def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head,
-                     quantity: str = quantity, count: str = count, ratio: bool = ratio) -> tuple[int, int, bool]:
+                     quantity: str = quantity, count: str = count, ratio: bool = ratio,
+                     unnamed: bool = unnamed) -> tuple[int, int, bool]:
                 text = candidates[i].reading or candidates[i].text
                 held = sum(term_present(t, text) for t in own)
                 others = sum(term_present(t, text) for t in theirs)
@@ -427,10 +437,16 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                 # whereas the Sobol' method … was slowest" (Groen et al. 2016, p. 1)
                 contrasted = held and others and _CONTRAST.search(text) is not None
                 valued = (states_quantity(text, quantity) or (ratio and _RATIO.search(text) is not None)
-                          if quantity else states_count(text, count) if count else 1)
+                          if quantity else states_count(text, count) if count
+                          else _states_value(candidates[i]) if unnamed else 1)
                 return (-valued, -1 if contrasted else 0 if held > others else 1 if held else 2,
                         bool(head) and not term_present(head, text))
             free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
+        if not n and REASON_PART.match(part):  # "Why does Heijungs think running many thousands of Monte Carlo
+            # iterations … is a problem": of the best, one giving a reason ("… thus pointing out a fundamental flaw",
+            # Heijungs 2020, p. 394), not "The solution of taking a small number of Monte Carlo runs …" (p. 401)
+            free = [*sorted(free[:LEAD_WINDOW], key=lambda i: GIVES_REASON.search(candidates[i].text) is None),
+                    *free[LEAD_WINDOW:]]
         kinds = _kinds_of(noun, part)
         if kinds and any(_names_kind(candidates[i].reading or candidates[i].text, kinds) and (not distinct[n] or any(
                 term_present(t, candidates[i].reading or candidates[i].text) for t in distinct[n])) for i in leads):
@@ -439,7 +455,10 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # thing: the hydrotreatment's energy allocation says nothing of the steam cracker's, p. 4)
         plural = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
         lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None  # "Which … methods did they compare"
-        stating = [i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
+        formula = ASKS_FORMULA.search(part) is not None  # "how are they combined": its equation, "DQR = (TeR+GR+TiR+
+        # P)/4 [Equation 20]" (PEFCR guidance p. 130)
+        stating = [i for i in free[:LEAD_WINDOW] if formula and STATES_EQUATION.search(candidates[i].text)] or [
+            i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
             i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
             i for i in free[:LEAD_WINDOW] if lists and _lists_kind(candidates[i].text, plural)] or [
             i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)
@@ -694,6 +713,11 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
     if REASON_PART.match(part.text) and GIVES_REASON.search(evidence.text):
         bonus += KIND_BONUS  # "…, and why?": "Among the possible remaining allocation methods, energy has been chosen
         # according to RED recommendations …" (Moretti et al. 2020, p. 4)
+    if judges(evidence.text, part.text):
+        bonus += KIND_BONUS  # "Does the "100% rule" hold …": "The 100 % rule … does not seem to be correct" (Finnveden
+        # et al. 2022, p. 2)
+    if ASKS_FORMULA.search(part.text) and STATES_EQUATION.search(evidence.text):
+        bonus += 2 * KIND_BONUS  # "how are they combined": "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" (PEFCR p. 130)
     if (nth := _NTH.search(part.text)) and names_each(evidence.text, nth.group(1).lower(), nth.group(2)):
         bonus += KIND_BONUS  # "the second renewable hydrogen delegated act": "… the second act takes into
         # consideration, emissions associated with taking electricity from the grid, …" (delegated acts news, p. 1)

@@ -1052,3 +1052,138 @@ def test_review_25_how_much_support_an_auction_granted_is_its_total(answerer):
     answer = answerer.ask("How much support did the first European Hydrogen Bank (Innovation Fund pilot) auction "
                           "grant, to how many projects, and with what expected output?")
     assert answer.text.startswith("“The total amount of support comes to EUR 694 521 237")
+
+
+def test_review_25_parts_the_quotes_state_are_not_denied(answerer):
+    """Review 25, Q02 and Q11: notes denied parts the quotes above them state. Nab & Maslin 2020, p. 7: "PAS 2050:2011,
+    a carbon standard …" is the carbon-footprint standard of a carbon footprint study, and "at least 95% of the total
+    emissions must be assessed" is how much of the emissions it requires (a share). PEFCR guidance p. 114: A = 0.5
+    "applies to all materials for which no A value is available in Annex C" is the default."""
+    coffee = answerer.ask("What functional unit and carbon-footprint standard did the coffee study (Nab & Maslin) use, "
+                          "and how much of total emissions does that standard require to be assessed?")
+    assert "1 kg of green Arabica coffee beans" in coffee.text and "PAS 2050:2011" in coffee.text
+    assert "at least 95% of the total emissions" in coffee.text and _not_stated_notes(coffee) == []
+    a_factor = answerer.ask("In the Circular Footprint Formula, what values may the A factor take and what default "
+                            "applies when none is listed?")
+    assert "0.2 ≤ A ≤ 0.8" in a_factor.text and "A=0.5" in a_factor.text and _not_stated_notes(a_factor) == []
+
+
+def test_review_25_a_value_per_the_unit_asked_and_the_reason_beside_it(answerer):
+    """Review 25, Q01 and Q07. Nab & Maslin 2020, p. 1: "(per kg green coffee)" is answered by 15.33 and 3.51 kg CO2e
+    per 1 kg of green coffee, not by the per-espresso figures of p. 12, and the sentence after them gives the reason
+    (cargo ship rather than freight flight, fewer agrochemicals). Moretti et al. 2020, p. 4: why energy allocation —
+    "energy has been chosen according to RED recommendations …", which cites the RED at its end and is the study's
+    own choice, not another work's result."""
+    coffee = answerer.ask("In Nab & Maslin's coffee LCA, what is the average carbon footprint of conventional vs "
+                          "sustainable Arabica coffee (per kg green coffee), and what explains the difference?")
+    assert "15.33 (±0.72) kg of carbon dioxide equivalent per 1 kg of green coffee" in coffee.text.split("\n")[0]
+    assert "via cargo ship rather than freight flight and the reduction of agrochemical inputs" in coffee.text
+    moretti = answerer.ask("Which allocation method did Moretti et al. use for the hydrotreatment (NEXBTL) process, "
+                           "and why?")
+    assert "solved through energy allocation" in moretti.text.split("\n")[0]
+    assert "energy has been chosen according to RED recommendations" in moretti.text
+
+
+def test_review_25_the_dqr_formula_and_the_level_company_specific_data_must_reach(answerer):
+    """Review 25, Q10: the PEFCR guidance's Equation 20 (p. 130), printed in mathematical italic as a fraction, is
+    quoted as "DQR = (TeR+GR+TiR+P)/4"; "what DQR must … reach" is a limit, "(the DQR score shall be ≤1.6)"."""
+    answer = answerer.ask("How is the Data Quality Rating (DQR) calculated in the PEFCR Guidance, and what DQR must "
+                          "company-specific data for the mandatory processes reach?")
+    assert "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" in answer.text.split("\n")[0]
+    assert "DQR score shall be ≤1.6" in answer.text and _not_stated_notes(answer) == []
+    assert any(c.page == 130 and c.section == "7.19.2 DQR formula" for c in answer.citations)
+
+
+def test_review_26_a_demonym_the_ghg_result_of_the_first_part_and_its_page(answerer):
+    """Review 26, Q01 and Q03. "conventional Vietnamese coffee" is Vietnam's (Nab & Maslin 2020, p. 12: 16.04 kg CO2e
+    kg–1 green coffee; exportation over 70%), not a place the library never names. Burchart et al. 2023: the first
+    part's GWP is among its own best spans (p. 11: "from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU"); the
+    functional unit sentence, under 2.1 and running from p. 4 to p. 5, is cited so, not as the introduction's p. 4."""
+    coffee = answerer.ask("In Nab & Maslin's coffee study, what total carbon footprint did they get for conventional "
+                          "Vietnamese coffee once processing is included, and what share of the conventional "
+                          "footprint comes from exportation?")
+    assert not coffee.abstained
+    assert "16.04 kg CO2e kg–1 green coffee" in coffee.text.split("\n")[0] and "over 70%" in coffee.text
+    hydrogen = answerer.ask("What's the GWP of hydrogen from Shell coal gasification per functional unit, with and "
+                            "without CO2 sequestration, and what is the functional unit?")
+    assert "34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" in hydrogen.text.split("\n")[0]
+    assert "the FU is 1 kg of hydrogen at 88 MPa" in hydrogen.text and _not_stated_notes(hydrogen) == []
+    fu = next(c for c in hydrogen.citations if "FU is 1 kg of hydrogen" in c.quote)
+    assert fu.section.startswith("2.1 Goal and Scope") and fu.page_label == "4–5"
+
+
+def test_review_26_how_categories_are_picked_the_100_rule_and_the_second_act(answerer):
+    """Review 26, Q07, Q13, Q17. PEFCR guidance p. 50: "The most relevant impact categories shall be identified as
+    all impact categories that cumulatively contribute to at least 80% …" says how they are picked. Finnveden et al.
+    2022: the 100 % rule "does not seem to be correct" (p. 2: their own judgement after the sentence citing [9]),
+    and "it also seems reasonable to also accept substitution in ALCA" (p. 3), not only system expansion in the
+    narrow sense. The delegated acts news (p. 1): what "the second act" takes into consideration, not the
+    Commissioner's words ("This means legal certainty …" is no definition)."""
+    pefcr = answerer.ask("How does the PEFCR guidance say the most relevant impact categories should be picked?")
+    assert pefcr.text.startswith("“The most relevant impact categories shall be identified as all impact categories "
+                                 "that cumulatively contribute to at least 80%")
+    finnveden = answerer.ask("Do Finnveden and co-authors accept the \"100 % rule\" for attributional LCA, and can "
+                             "substitution be used in an ALCA according to them?")
+    assert "The 100 % rule interpreted in this way, however, does not seem to be correct" in finnveden.text
+    assert "it also seems reasonable to also accept substitution in ALCA" in finnveden.text
+    acts = answerer.ask("What does the second renewable hydrogen delegated act of 2023 cover in the GHG calculation, "
+                        "and how much renewable electricity does the Commission think the 10 Mt target needs?")
+    assert "the second act takes into consideration, emissions associated with taking electricity from the grid" in \
+        acts.text.split("\n")[0]
+    assert "around 500 TWh of renewable electricity" in acts.text and _not_stated_notes(acts) == []
+
+
+def test_review_26_a_boundary_the_study_never_assesses_is_not_answered(answerer):
+    """Review 26, Q20 (out of scope, answered): Moretti et al. 2020 assess cradle to factory gate (p. 2) and leave a
+    cradle-to-grave LCA for the future (p. 11); a question on the cradle-to-grave footprint with incineration is
+    refused, naming the boundary, while the cradle-to-gate result is still answered (Table 4, p. 6)."""
+    grave = answerer.ask("What is the cradle-to-grave carbon footprint of UCO-based polypropylene including "
+                         "incineration at end of life?")
+    assert grave.abstained and "cradle-to-grave" in grave.text
+    gate = answerer.ask("What is the cradle-to-gate climate change result for 1 kg of polypropylene from used cooking "
+                        "oil, with and without biogenic carbon removal?")
+    assert not gate.abstained and "0.63 kg CO2eq" in gate.text and "−2.51 kg CO2eq" in gate.text
+
+
+def test_review_26_why_many_monte_carlo_runs_are_a_problem(answerer):
+    """Review 26, Q12: Heijungs 2020, p. 394: the reason is the flaw the cases point out (hypotheses that should not
+    be rejected are rejected "in a highly convincing way, thus pointing out a fundamental flaw"), then the advice."""
+    answer = answerer.ask("Why does Heijungs think running many thousands of Monte Carlo iterations in comparative "
+                          "LCA is a problem, and what does he recommend?")
+    assert "thus pointing out a fundamental flaw" in answer.text.split("\n")[0]
+    assert "restrict the number of Monte Carlo runs to a number not greater than the sample sizes" in answer.text
+    assert _not_stated_notes(answer) == []
+
+
+def test_review_27_a_default_factor_output_and_savings_are_not_denied(answerer):
+    """Review 27, Q08 and Q16: notes denied what the quotes state. PEFCR guidance p. 114: "the default B factor" is a
+    value ("the B value shall be equal to 0 as default"), not a term to define. Hydrogen Bank pilot news, p. 1: the
+    hydrogen output and the CO2 savings are what "the projects have the potential to produce" and "avoiding"."""
+    cff = answerer.ask("In the Circular Footprint Formula, what values may the A factor take, what do they mean, what "
+                       "is used when Annex C has no value, and what is the default B factor?")
+    assert "0.2 ≤ A ≤ 0.8" in cff.text and "B value shall be equal to 0 as default" in cff.text
+    assert _not_stated_notes(cff) == []
+    pilot = answerer.ask("How much Innovation Fund support did the winners of the first European Hydrogen Bank auction "
+                         "sign for, how many projects, and what hydrogen output and CO2 savings are expected?")
+    assert "EUR 694 521 237" in pilot.text and "up to 1.52 million tonnes of renewable hydrogen" in pilot.text
+    assert _not_stated_notes(pilot) == []
+
+
+def test_review_27_goal_situations_c1_c2_the_levels_a_verdict_and_a_reason_kept_whole(answerer):
+    """Review 27, Q10, Q12, Q17. JRC ILCD compliance rules: "what distinguishes goal situations C1 and C2" is answered
+    where p. 7 sets them out, and the "Data quality" row of Tab. 1 (p. 6) gives the three levels with it. Finnveden et
+    al. 2022: whether the 100 % rule holds is its verdict (p. 2), not "if the 100 % rule is not valid, …". Hydrogen
+    vehicle extracts, p. 4: "In this way, the combustion process is much like …" is quoted with the NOx sentence it
+    refers back to."""
+    ilcd = answerer.ask("In the ILCD Data Network compliance rules, what distinguishes goal situations C1 and C2, and "
+                        "which three data-quality levels are defined for process data sets?")
+    assert "Situation C1 \"Accounting including external benefits\"" in ilcd.text.split("\n")[0]
+    assert "\"high quality\", \"basic quality\", \"data estimate\"" in ilcd.text and _not_stated_notes(ilcd) == []
+    rule = answerer.ask("Does the \"100% rule\" hold for attributional LCA according to Finnveden et al., and can "
+                        "substitution be used in an attributional LCA?")
+    assert rule.text.startswith("“The 100 % rule interpreted in this way, however, does not seem to be correct")
+    engines = answerer.ask("Are hydrogen internal-combustion-engine vehicles zero-emission according to the Wikipedia "
+                           "extract, and why?")
+    assert ("it can produce oxides of nitrogen known as NOx. In this way, the combustion process is much like other "
+            "high temperature combustion fuels") in engines.text
+    assert "hydrogen combustion engines are not considered zero emission" in engines.text

@@ -383,3 +383,26 @@ def test_a_table_running_on_to_the_next_page_keeps_its_header_ilcd_tab_1_and_7()
     assert _row(tab_7, "Review")[1].startswith("\uf0a7 Use of reviewers from registry not required")
     footers = [b for b in parsed.blocks if b.page in (16, 17) and b.text.strip() == "4 Entry-level requirements"]
     assert [b.kind for b in footers] == ["heading"]
+
+
+def test_a_displayed_equation_reads_as_typed_pefcr_equations_4_and_20(pefcr):
+    """PEFCR guidance p. 130: Equation 20 is printed as "𝐷𝑄𝑅=" beside the numerator "𝑇𝑒𝑅+𝐺𝑅+𝑇𝑖𝑅+𝑃" over "4" (three
+    lines in mathematical italic); p. 77: Equation 4 has the fraction Mmeat over Mmilk. Each is one line of plain
+    letters with its label; p. 82's table of three equations sharing one denominator is left as printed."""
+    def text_of(page: int) -> str:
+        return "\n".join(b.text for b in pefcr.blocks if b.page == page)
+
+    assert "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" in text_of(130)
+    assert "AF = 1 −6.04 ∗ Mmeat/Mmilk [Equation 4]" in text_of(77)
+    assert "NEwool = (EVwool∙Productionwool)/365 [Equation 9]" in text_of(79)
+    assert not any(0x1D400 <= ord(c) <= 0x1D7FF for c in text_of(130) + text_of(77))
+    assert "= 2.52%" in text_of(82) and "% milk = [(NEwool)" not in text_of(82)
+
+
+def test_a_section_number_at_the_page_top_is_no_page_number_coffee_p5(coffee):
+    """Nab & Maslin 2020, p. 5 opens with "5 | LIFE CYCLE ASSESSMENTS": the "5" stands where a page number would and
+    equals the page's, but it numbers the title beside it; the page's passages are under 5 and 5.1, not section 4."""
+    paths = [b.section_path for b in coffee.blocks if b.page == 5 and b.kind == "text"
+             and "Increasingly, roasters are importing fresher coffee" in b.text]
+    assert paths == [("5 LIFE CYCLE ASSESSMENTS", "5.1 Life cycle stages of coffee")]
+    assert coffee.page_labels[4] == "5"

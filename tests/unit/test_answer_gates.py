@@ -1223,3 +1223,140 @@ def test_this_can_be_done_refers_back_it_can_be_concluded_does_not():
     assert [u.text for u in quotable_units(_chunk(text, 34))] == [text]
     alone = "Prices rose by 10% in the period studied. It can be concluded that the market is tight."
     assert len(quotable_units(_chunk(alone, 1))) == 2
+
+
+def test_a_value_asked_per_unit_is_the_one_printed_per_that_unit():
+    """Nab & Maslin 2020: "(per kg green coffee)" is answered by "… per 1 kg of green coffee" (p. 1) or "kg CO2e kg–1
+    green coffee" (p. 12), not by "kg CO2e per espresso beverage" (p. 12)."""
+    from lcabot.questions import per_unit, states_per
+
+    per = per_unit("what is the average carbon footprint of conventional vs sustainable Arabica coffee "
+                   "(per kg green coffee)")
+    assert per == ("kg", "green")
+    assert states_per("15.33 (±0.72) kg of carbon dioxide equivalent per 1 kg of green coffee (kg CO2e kg−1)", per)
+    assert states_per("3.64 kg CO2e kg–1 green)", per)
+    assert not states_per("0.28 and 0.06 kg CO2e per espresso beverage", per)
+    assert per_unit("emissions per tonne-kilometre") == ("", "tonne-kilometre")
+    assert states_per("50 times more CO2eq than boat per tonne kilometer", per_unit("per tonne-kilometre"))
+    assert per_unit("what is the total") == ("", "")
+
+
+def test_a_clause_names_no_asked_noun_and_how_much_of_asks_a_share():
+    from lcabot.questions import asked_noun, quantity_of
+
+    assert asked_noun("what default applies when none is listed") == ""
+    assert asked_noun("Which carbon footprint standard did Nab and Maslin use?") == "carbon footprint standard"
+    assert quantity_of("how much of total emissions does that standard require to be assessed") == "%"
+    assert quantity_of("how much of a reduction in emissions is achieved") == "CO2e"
+
+
+def test_how_a_thing_should_be_picked_asks_what_it_is_taken_to_be():
+    """PEFCR guidance p. 50: "The most relevant impact categories shall be identified as all impact categories that
+    cumulatively contribute to at least 80% …" answers how they should be picked, in a chunk it does not open."""
+    from lcabot.questions import defines_as, states_term
+
+    asked = frame("How does the PEFCR guidance say the most relevant impact categories should be picked?")
+    assert (asked.kind, asked.defines) == ("definition", "most relevant impact categories")
+    assert frame("How are the most relevant processes identified in a PEFCR?").defines == "most relevant processes"
+    chunk = ("The identification of the most relevant impact categories shall be based on the normalised and "
+             "weighted results. The most relevant impact categories shall be identified as all impact categories "
+             "that cumulatively contribute to at least 80% of the total environmental impact.")
+    assert states_term(chunk, "most relevant impact categories")
+    assert defines_as(chunk, "most relevant impact categories")
+    assert not defines_as("The list of mandatory company-specific data refers to the activity data.",
+                          "company-specific data")
+
+
+def test_a_choice_citing_the_source_it_follows_is_the_studys_own():
+    """Moretti et al. 2020, p. 4: the study's own choice, citing the RED at the sentence's end, is not another work's
+    result; a sentence reporting a cited work's choice still is."""
+    from lcabot.gates import reports_other_work
+
+    assert not reports_other_work(
+        "Among the possible remaining allocation methods, energy has been chosen according to RED recommendations "
+        "when dealing with transportation fuels (European Commission, 2009; European Commission, 2016). Although "
+        "naphtha is not used as transportation fuels, it is a by-product of fuel production (HVO).")
+    assert reports_other_work("In Killian et al. (2013), energy allocation has been chosen for the refinery.")
+    assert reports_other_work("Energy allocation was used for the hydrotreatment (Schrijvers et al., 2016).")
+
+
+def test_a_system_boundary_is_named_by_its_ends_not_as_work_left_for_later():
+    """Moretti et al. 2020: "a cradle-to-factory gate scope" (p. 2) is cradle-to-gate; "… should be accounted for in a
+    future cradle to grave LCA …" (p. 11) assesses no cradle-to-grave system."""
+    from lcabot.support import boundaries
+
+    assert boundaries("A cradle-to-factory gate scope and an attributional approach are adopted.") == {
+        "cradle-to-gate"}
+    assert boundaries("What is the cradle-to-grave carbon footprint of UCO-based PP?") == {"cradle-to-grave"}
+    future = ("The results above are for the scope of cradle to factory gate. The full biogenic carbon balances "
+              "should be accounted for in a future cradle to grave LCA when a final product is analysed.")
+    assert boundaries(future) == {"cradle-to-gate", "cradle-to-grave"}
+    assert boundaries(future, assessed=True) == {"cradle-to-gate"}
+    assert boundaries("well-to-wheels emissions") == {"well-to-wheel"}
+
+
+def test_an_equation_states_how_a_value_is_worked_out():
+    from lcabot.questions import ASKS_FORMULA, STATES_EQUATION
+
+    assert ASKS_FORMULA.search("how are they combined") and ASKS_FORMULA.search("How is the DQR calculated?")
+    assert not ASKS_FORMULA.search("how much renewable electricity is needed")
+    assert STATES_EQUATION.search("DQR = (TeR+GR+TiR+P)/4 [Equation 20]")
+    assert not STATES_EQUATION.search("The DQR of this dataset shall be calculated and the EF report shall report it.")
+    assert not STATES_EQUATION.search("the mass ratio x = 3 kg")
+
+
+def test_a_quote_running_on_to_the_next_page_is_cited_pp():
+    from lcabot.messages import citation
+    from lcabot.models import Citation
+
+    run_on = Citation(3, "e1", "burchart.pdf", "LCA of hydrogen", "2.1 Goal and Scope", 4, "4–5", "the FU is 1 kg")
+    assert citation(run_on).endswith("2.1 Goal and Scope, pp. 4–5")
+    printed = Citation(1, "e2", "heijungs.pdf", "Monte Carlo runs", "4 Discussion", 8, "401", "…")
+    assert citation(printed).endswith("p. 401 (PDF p. 8)")
+
+
+def test_a_verdict_on_the_claim_asked_about_not_a_case_or_a_condition():
+    """Finnveden et al. 2022: "Does the "100% rule" hold …" is answered by "The 100 % rule interpreted in this way,
+    however, does not seem to be correct" (p. 2), not by "… the 100 % rule could be valid" for a company (p. 2) nor
+    by "if the 100 % rule is not valid, then this argument would not be relevant" (p. 3)."""
+    from lcabot.questions import judges
+
+    asked = "Does the \"100% rule\" hold for attributional LCA according to Finnveden et al."
+    assert judges("The 100 % rule interpreted in this way, however, does not seem to be correct, which can be "
+                  "illustrated by a simple example.", asked)
+    assert judges("The 100 % rule is thus not correct if defined as above.", asked)
+    assert not judges("Another example where the 100 % rule could be valid is for a company.", asked)
+    assert not judges("However, as suggested in section 2.1, if the 100 % rule is not valid, then this argument "
+                      "would not be relevant.", asked)
+    assert not judges("System expansion is not correct.", asked)
+    assert not judges("The 100 % rule is not correct.", "What is the 100 % rule?")
+
+
+def test_a_sentence_referring_back_by_the_way_or_the_two_is_quoted_with_the_one_before():
+    units = quotable_units(_chunk(
+        "As hydrogen combustion occurs in an atmosphere containing nitrogen and oxygen, however, it can produce "
+        "oxides of nitrogen known as NOx. In this way, the combustion process is much like other high temperature "
+        "combustion fuels, such as kerosene, gasoline, diesel or natural gas.\n\nEating locally would only have a "
+        "significant impact if transport was responsible for a large share of food's final carbon footprint. For "
+        "most foods, this is not the case.", 4))
+    texts = [u.text for u in units]
+    assert any(t.startswith("As hydrogen combustion") and "In this way, the combustion process" in t for t in texts)
+    assert any(t.startswith("Eating locally") and t.endswith("For most foods, this is not the case.") for t in texts)
+
+
+def test_a_question_in_the_text_is_no_statement():
+    assert is_fragment("Which foods are air-freighted?")
+    assert not is_fragment("Very little food is air-freighted; it accounts for only 0.16% of food miles.")
+
+
+def test_what_a_part_asks_a_value_of_a_list_of_n_and_a_difference():
+    from lcabot.generation.extractive import _CHOSEN
+    from lcabot.questions import asked_term, defined_term
+
+    assert asked_term("what is the default B factor") == ""  # a value: "the B value shall be equal to 0 as default"
+    assert asked_term("what is the functional unit") == "functional unit"
+    assert defined_term("which three data-quality levels are defined for process data sets") == ""
+    assert frame("In the ILCD Data Network compliance rules, what distinguishes goal situations C1 and C2").kind \
+        == "comparison"
+    assert _CHOSEN.search("energy has been chosen according to RED recommendations")
+    assert not _CHOSEN.search("the land used for coffee production at the selected study sites")
