@@ -39,9 +39,10 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
            question: QuestionFrame | None = None) -> Verified:
     """Keep the claims whose evidence ids all exist, whose quote comes from the cited evidence and is on its page,
     whose numbers are in the cited evidence (with their units) and whose evidence passes the context gates for
-    ``question`` (:mod:`lcabot.gates`); number the citations in order of first use, one per (document, page), and
-    render ``text`` with ``[n]`` markers. Citation markers written inside a claim's text are removed first. A claim
-    citing any id outside the ledger is dropped, not trimmed to its valid ids.
+    ``question`` (:mod:`lcabot.gates`); number the citations in order of first use, one per (document, page,
+    section, running on to the next page), and render ``text`` with ``[n]`` markers. Citation markers written
+    inside a claim's text are removed first. A claim citing any id outside the ledger is dropped, not trimmed to its
+    valid ids.
 
     Graph ``facts`` (each with the evidence of the statements behind it) are shown only when they earn their place:
     not a structural ``defined_in`` fact, naming a concept of the question, stated in a passage a kept claim
@@ -109,9 +110,10 @@ def _fact_earns_place(fact: GraphFact, evidence: Sequence[Evidence], quoted: set
 
 def _cite(evidence: Evidence, quote: str, citations: dict[tuple[str, int, str | None, bool], Citation],
           index: SearchIndex) -> int | None:
-    """The citation number of ``quote`` from ``evidence`` (one citation per document and page, showing the first
-    quote cited there), or None when the quote is not in the evidence or not on its page (or the page next to it,
-    or the two pages a sentence continued across a page break is printed on)."""
+    """The citation number of ``quote`` from ``evidence`` (one citation per document, page, section and running on
+    to the next page, showing the first quote cited there), or None when the quote is not in the evidence or not
+    on its page (or the page next to it, or the two pages a sentence continued across a page break is printed
+    on)."""
     if match_key(quote) not in match_key(evidence.text):
         return None  # a quote from elsewhere (even an adjacent page) does not support this evidence
     held = _page_holding(quote, evidence, index)

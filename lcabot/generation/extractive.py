@@ -499,6 +499,8 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     ``also``: further spans searched after those (the best for the first part of a multi-part question)."""
     if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
         return order  # "the difference between situations C1 and C2" asks for no value
+    asks_unit = bool(asked_term(asked.asking))  # "what functional unit …": its statement is the answer
+
     def states(e: Evidence) -> bool:
         text = e.reading or e.text
         # "how much more CO2eq per tonne-kilometre does air freight emit than boat" is answered by a ratio: "it emits
@@ -508,7 +510,7 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
         # (a functional unit is the reference results are given per, not a result: "The functional unit defined for
         # this study was 1 kg of green Arabica coffee beans, such that the resulting carbon footprint results are
         # presented as kilograms of carbon dioxide equivalent per 1 kg …", Nab & Maslin 2020, p. 7)
-        if any(states_term(text, u) for u in DEFINED_BY_VALUE) and not asked_term(asked.asking):
+        if not asks_unit and any(states_term(text, u) for u in DEFINED_BY_VALUE):
             return False
         if not asked.quantity and HOW_MANY.search(asked.asking):  # a count: "With around 8,000 family businesses"
             return states_count(text, asked.asking) > 0 or RELATIVE_AMOUNT.search(text) is not None  # (South
