@@ -18,11 +18,12 @@ from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
-from lcabot.normalize import for_search, match_key
+from lcabot.normalize import for_search, match_key, split_sentences
 from lcabot.ports import Generator, SearchIndex
 from lcabot.questions import (
     ASKS_FORMULA,
     ASKS_VERDICT,
+    ASKS_WHY_REJECTED,
     ATTRIBUTION,
     COUNT,
     EACH,
@@ -50,6 +51,7 @@ from lcabot.questions import (
     refers_back,
     states_quantity,
     states_term,
+    states_verdict,
 )
 from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 from lcabot.support import (
@@ -229,6 +231,12 @@ class Answerer:
             titles = [messages.short_title(documents[d].title or "", documents[d].source) for d in quoted_docs]
             return self._abstain(used, messages.abstain_boundary_not_assessed(searched, boundary, titles), searched,
                                  ledger, f"the quoted documents never name a {boundary} boundary", notes)
+        # who won is said by a statement of winning (or the winners' news item): "Which projects won the second
+        # European Hydrogen Bank auction …?" is not answered by the bids it received (2025, p. 1)
+        if _ASKS_WINNERS.search(query) and not any(
+                _states_winners(f"{e.title}. {e.text}") for e in ledger if e.chunk_id in quoted):
+            return self._abstain(used, messages.abstain_not_in_passages(searched, ["the winners"]), searched, ledger,
+                                 "the quoted passages never name the winners", notes)
         notes = (*notes, *(messages.part_not_stated(p) for p in missing))
         return Answer(text=verified.text, abstained=False, citations=verified.citations, claims=verified.claims,
                       retrieval_mode=used, searched=searched, ledger_hash=ledger_hash(ledger),
@@ -261,8 +269,9 @@ class Answerer:
     def _top_up(self, parts: Sequence[str], query: str, documents: dict[str, DocumentRecord],
                 doc_ids: Sequence[str] | None, perspective: str | None, hits: Sequence[Hit]) -> list[Hit]:
         """Up to :data:`TOP_UP_HITS` further passages for each part of ``query`` in ``parts``, searched for on its own
-        (with the part it names by a pronoun) inside the documents the question names: "…, and what is the functional
-        unit?" after Burchart et al.'s GHG results finds "the FU is 1 kg of hydrogen at 88 MPa" (pp. 4–5)."""
+        (with the part it names by a pronoun, and without it) inside the documents the question names: "…, and what
+        is the functional unit?" after Burchart et al.'s GHG results finds "the FU is 1 kg of hydrogen at 88 MPa"
+        (pp. 4–5)."""
         asked = frame(query)
         named = named_documents(query, {d: r.source for d, r in documents.items()},
                                 {d: r.title for d, r in documents.items()})
@@ -271,7 +280,10 @@ class Answerer:
         extra: list[Hit] = []
         for part in parts:
             about = referent(asked.parts, asked.parts.index(part)) if refers_back(part) else ""
-            found = self._retrieve(f"{part} {about}".strip(), TOP_UP_HITS, "rag", documents, within, perspective)[0]
+            # (and on its own, when its pronoun may name a person instead: "why do they reject the '100 % rule'" after
+            # "Do Finnveden et al. consider system expansion …" finds 2.1 The 100 % rule, p. 2)
+            found = [h for query in dict.fromkeys([f"{part} {about}".strip(), part])
+                     for h in self._retrieve(query, TOP_UP_HITS, "rag", documents, within, perspective)[0]]
             for hit in found:  # (with BM25's best for the part, appended when not among them)
                 if hit.chunk.chunk_id not in taken:
                     taken.add(hit.chunk.chunk_id)
@@ -393,8 +405,8 @@ _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes",
                         "get", "gets", "got", "article", "paper", "study", "none"})
 _ASKS_LEFT_OUT = re.compile(r"\b(?:leaves?|left|leaving) out\b|\bexclu\w*|\bomit\w*|\bnot (?:includ|cover|consider)\w*",
                             re.I)
-_VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "number", "result", "results", "threshold",
-                          "thresholds", "limit", "limits"})
+_VALUE_WORDS = frozenset({"value", "values", "amount", "figure", "figures", "number", "numbers", "result", "results",
+                          "threshold", "thresholds", "limit", "limits"})
 # a part asking whether a thing may be done, and the thing ("can substitution be used in an ALCA")
 _MAY_IT = re.compile(r"^\s*(?:can|could|should|may|must)\s+(?:the\s+|an?\s+)?([a-z][\w-]{2,})\s+(?:\w+\s+)?be\b", re.I)
 # the words of a part asking what caused something, and how many causes ("what two factors caused the reduction")
@@ -480,14 +492,32 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         concepts = {m.name: content_terms(m.surface) for m in _ONTOLOGY.mentions(normalise(part))}
         cause = _ASKS_CAUSE.search(part)
         listed = _WHICH_N.match(part)
+        # the part's most specific word (the one fewest of the ledger's spans hold) in a statement lets the statement's
+        # paragraph hold the rest: "As a final note, when the input parameters are not estimated using samples, but
+        # through a procedure, such as the popular pedigree approach, the Monte Carlo approach should not be used at
+        # all" answers "what does he say about pedigree-based uncertainty distributions" in an abstract speaking of
+        # "input distributions" (Heijungs 2020, p. 394)
+        held_by = {t: sum(term_present(t, e.text) for e in ledger) for t in terms}
+        rarest = min((t for t in terms if held_by[t]), key=held_by.__getitem__, default="")
         covered = False
-        for text, known, title, around, docs in zip(texts, described, sections, documented, cited, strict=True):
+        for text, known, title, around, docs, paragraph in zip(texts, described, sections, documented, cited,
+                                                               paragraphs, strict=True):
             if own_docs and not own_docs & docs:
                 continue
             # whether a thing can be done is said of it, not of its section's topic: "can substitution be used in an
             # ALCA" is not answered by "… system expansion in the narrow sense should be compatible with ALCA" under
             # "2.3 System expansion and substitution" (Finnveden et al. 2022, p. 3)
             if (modal := _MAY_IT.match(part)) and not term_present(modal.group(1).lower(), text):
+                continue
+            # why something is so is said by a statement giving a reason: "why do they reject the '100 % rule'" is
+            # not answered by "Another example where the 100 % rule could be valid …" (Finnveden et al. 2022, p. 2)
+            if REASON_PART.match(part) and not (states_verdict(text) if ASKS_WHY_REJECTED.match(part)
+                                                else GIVES_REASON.search(text)):
+                continue
+            # who won is said by a statement of winning (or its document's title: "Winners of first EU-wide renewable
+            # hydrogen auction sign grant agreements …"): "which projects won the second … auction" is not answered by
+            # the bids it received (Hydrogen Bank second auction news, 2025, p. 1)
+            if _ASKS_WINNERS.search(part) and not _states_winners(" ".join([text, *(f"{titles[d]}." for d in docs)])):
                 continue
             # whether a claim holds is said by a verdict on it, not by a case where it could (:func:`judges`)
             if ASKS_VERDICT.match(part):
@@ -545,7 +575,9 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                          # input parameters are not estimated using samples …", Heijungs 2020, p. 394)
                          or (_CONDITION_WORD.fullmatch(t) and _STATES_CONDITION.search(text))
                          or (t in ("default", "defaults") and _STATES_FALLBACK.search(text))}
-            holding = sum(t in held or t in answering or term_present(t, text) or term_present(t, title) for t in own)
+            read_with = paragraph if rarest in own and term_present(rarest, text) else ""
+            holding = sum(t in held or t in answering or term_present(t, text) or term_present(t, title)
+                          or term_present(t, read_with) for t in own)
             if (holding >= max(1, len(own) / 2)
                     and (not numeric or (any(states_quantity(text, q) for q in accepted) if amount
                                          else re.search(r"\d", text) or COUNT.search(text)
@@ -582,7 +614,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
         # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
-        if not covered and REASON_PART.match(part) and any(GIVES_REASON.search(text) for text in texts):
+        if not covered and REASON_PART.match(part) and not ASKS_WHY_REJECTED.match(part) \
+                and any(GIVES_REASON.search(text) for text in texts):
             covered = True
         # a part asking how a value is worked out is answered by its equation: "how are they combined" (the DQR
         # criteria) by "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" (PEFCR guidance p. 130)
@@ -595,6 +628,17 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         if (terms or REASON_PART.match(part)) and not covered:  # ("and why?" holds no term of its own)
             missing.append(part)
     return missing
+
+
+_ASKS_WINNERS = re.compile(r"\b(?:won|wins|winners?|winning)\b", re.I)
+_WINNERS_WORD = re.compile(r"\b(?:won|wins|winners?|winning|awarded|selected|successful|signed)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|expected to|aims? to|planned|plans to)\b", re.I)
+
+
+def _states_winners(text: str) -> bool:
+    """Whether ``text`` says who won, not who will ("successful applicants will be invited to prepare Grant
+    Agreements", Hydrogen Bank second auction news, 2025, p. 2)."""
+    return any(_WINNERS_WORD.search(s) and not _FUTURE.search(s) for _, s in split_sentences(text))
 
 
 _VIEW_TOPIC = re.compile(r"\b(?:say|argue|conclude|suggest|write|claim|position|view|stance)s?\b[^?]*?\b(?:about|on|"

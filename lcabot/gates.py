@@ -60,6 +60,7 @@ _SENSITIVITY_SECTION = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?\s+)?(?:sensiti
                                   r"analys[ie]s|alternative scenarios?)", re.I)
 _ASKS_SENSITIVITY = re.compile(r"\b(?:sensitiv\w*|uncertaint\w*|scenarios?|alternatives?|robust\w*|what if|"
                                r"instead)\b|\bif\b", re.I)
+_BOTH_WAYS = re.compile(r"\bwith\s*(?:and|or|/)\s*without\b|\bwithout\s*(?:and|or|/)\s*with\b", re.I)
 _BASELINE = re.compile(r"\b(?:baseline|base case|base scenario|reference scenario|default scenario)\b", re.I)
 _CONTRASTED = re.compile(r"\b(?:compared (?:to|with)|unlike|differently|differs?|different from|instead|rather than|"
                          r"whereas|than (?:in )?the)\b", re.I)
@@ -96,7 +97,11 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     if cites_other and not borrowed and ((question.about_document and not own_argument)
                                          or _CITES_OTHER.search(text) or gives_value):
         return "other_work"
-    if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario):
+    # (a question asking with and without a measure asks the baseline too: "with and without biogenic carbon
+    # removal, and how does it compare with fossil PP" is answered by "Hence, UCO-based PP (baseline) has a 62% lower
+    # impact on climate change …", Moretti et al. 2020, p. 10)
+    if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario) \
+            and not _BOTH_WAYS.search(question.text):
         return "baseline"
     # what the span is read under decides on its own: an item under "For all suppliers located outside Europe:" is
     # that case's, whatever it adds; so is a row in the panel "(Sustainable, Exportation) …"

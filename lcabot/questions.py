@@ -154,17 +154,24 @@ _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _QUESTION_WORD = r"(?:what|which|how|why|when|where|who|is|are|was|were|do|does|did|can|could|should|would|will)\b"
 _PREMISE = re.compile(rf"^(.*[a-z\d)][.!])\s+(?={_QUESTION_WORD})", re.I | re.S)
 _PART_BREAK = re.compile(
-    r"\?\s+|,?\s+and\s+(?=(?:(?:over|for|in|from|by|at|to|within|during|under|with|on)\s+)?"
+    r"\?\s+|,?\s+and\s+(?=(?:(?:over|for|in|from|by|at|to|within|during|under|with|on|per)\s+)?"
     r"(?:what|which|how|why|when|where|who|do|does|did|is|are|can)\b)|"
     # a conditional part after a comma: "…, and if a dataset meets 'basic quality' can it also declare 'data estimate'"
     r",\s+and\s+(?=(?:if|whether)\b)", re.I
 )
 # a part asking for the reason of what the part before it asks, and a statement giving one
 REASON_PART = re.compile(r"^\s*(?:and\s+)?(?:on what (?:justification|basis|grounds)|why\b|for what reasons?|"
-                         r"with what justification|what (?:drives|explains|causes|justifies|is the reason))", re.I)
+                         r"with what justification|what (?:drives|explains|causes|justifies|is the reason)|"
+                         # "what do the authors blame it on", "what do they attribute this to"
+                         r"what (?:do|does|did) [^?]{0,40}?\b(?:blame|attribute)\b)", re.I)
 GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so that|therefore|thus|hence|owing to|"
                           r"driven by|(?:primary|main) (?:difference|reason|driver)|reasons?|justif\w*|assum\w*|"
-                          r"according to|as recommended|in line with|not (?:possible|applicable|available))\b", re.I)
+                          r"according to|as recommended|in line with|not (?:possible|applicable|available)|"
+                          # "The increase in environmental impact category indicators is related to the increased
+                          # consumption of electricity for the compression and injection of carbon dioxide" (Burchart
+                          # et al. 2023, p. 14)
+                          r"(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:related|attributable|attributed)\s+to|"
+                          r"(?:caused|explained) by|stems? from)\b", re.I)
 _COMMA_QUESTION = re.compile(r",\s+(?=(?:(?:for|in|of|on|at|by|with)\s+)?(?:how|what|when|where|why)\s+(?:much|many|"
                              r"big|large|long|far|often|is|are|was|were|do|does|did)\b)", re.I)
 _QUESTION_START = re.compile(rf"^\s*{_QUESTION_WORD}", re.I)
@@ -436,8 +443,20 @@ def judges(text: str, question: str) -> bool:
     subject = [w for w in re.findall(r"[^\W_]+", asked.group(1).lower()) if len(w) > 2 or w.isdigit()]
     if not subject or not all(re.search(rf"(?<![^\W_]){re.escape(w)}", text.lower()) for w in subject):
         return False
+    return states_verdict(text)
+
+
+def states_verdict(text: str) -> bool:
+    """True when ``text`` says something is (not) correct, valid or true, outside a condition: "The 100 % rule is
+    thus not correct if defined as above" (Finnveden et al. 2022, p. 2), not "if the 100 % rule is not valid, …"."""
     return any(not re.search(r"\b(?:if|whether|unless)\b[^,.;]*$", text[:m.start()], re.I)
                for m in _VERDICT.finditer(text))
+
+
+# a question asking why a document rejects a claim: it is answered by the verdict and its reason, not by a case in which
+# the claim could hold ("why do they reject the '100 % rule'", Finnveden et al. 2022, p. 2)
+ASKS_WHY_REJECTED = re.compile(r"^\s*(?:and\s+)?why\b[^?]*\b(?:reject\w*|dismiss\w*|disagree\w*|critici[sz]\w*|"
+                               r"disput\w*|(?:wrong|incorrect|invalid|flawed)\b)", re.I)
 
 
 # a number of things: digits or a number word before a noun, not a year or a unit
@@ -549,11 +568,20 @@ def frame(question: str) -> QuestionFrame:
 _BETWEEN = re.compile(r"\bbetween\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?)\s*(?:[?.]|$)", re.I)
 
 
+_COMPARED_WITH = re.compile(r"\b(?:for|of)\s+(?:the\s+)?(.+?)\s+(?:compare|differ)s?\s+(?:with|to|from)\s+"
+                            r"(?:those|that|the ones?)\s+(?:for|of)\s+(?:the\s+)?(.+?)\s*(?:[?.]|$)", re.I)
+
+
 def comparison_sides(question: str) -> tuple[str, str] | tuple[()]:
     """The two things a comparison sets against each other ("How do the review requirements … differ between the
     ILCD Data Network entry-level and full ILCD-compliance?" → ``("ILCD Data Network entry-level",
     "full ILCD-compliance")``), else ``()``."""
     m = _BETWEEN.search(question)
+    if m:
+        return m.group(1), m.group(2)
+    # "How do the review requirements for ILCD Data Network entry-level data sets compare with those for full ILCD
+    # compliance?" → ("ILCD Data Network entry-level data sets", "full ILCD compliance")
+    m = _COMPARED_WITH.search(question)
     return (m.group(1), m.group(2)) if m else ()
 
 
@@ -584,9 +612,14 @@ def defined_term(question: str) -> str:
     ``company-specific data``), else ``""``; a term of more than five words is no term."""
     for pattern in _DEFINED_TERM:
         m = pattern.search(question)
-        if m and 1 <= len(m.group(1).split()) <= 5:
+        if m and 1 <= len(m.group(1).split()) <= 5 and not _PRONOUN_TERM.fullmatch(m.group(1).strip()):
             return m.group(1).strip()
     return ""
+
+
+# what names a thing only by referring back to it: "what does each one mean" asks what each of the values before
+# it means (the A factor's 0.2, 0.8 and 0.5, PEFCR guidance p. 114), no term
+_PRONOUN_TERM = re.compile(r"(?:each(?: one| of them)?|it|they|them|this|that|these|those|either|both)", re.I)
 
 
 def asked_term(part: str) -> str:
@@ -596,6 +629,9 @@ def asked_term(part: str) -> str:
     if kind_of(part) != "definition" or asks_change(part):
         return ""
     term = defined_term(part)
+    per = re.search(r"\bper what ([\w ]+?)\s*\??$", part, re.I)  # "…, and per what functional unit?"
+    if not term and per and per.group(1).lower() in DEFINED_BY_VALUE:
+        return per.group(1).lower()
     if not term and asked_noun(part) in DEFINED_BY_VALUE:  # "what functional unit is used" asks what it is: "… for
         return asked_noun(part)  # one functional unit" uses it, "The functional unit defined for this study was 1 kg
         # of green Arabica coffee beans" says it (Nab & Maslin 2020, p. 7)

@@ -37,9 +37,14 @@ def term_present(term: str, text: str) -> bool:
     American spelling ("characterisation factors" in "characterization factors", Pathfinder Framework p. 18), or a
     word of :data:`EQUIVALENT_STEMS` in its place ("are the use phase and end-of-life included" is answered by
     "… exclude downstream emissions related to the product use and end-of-life stages", p. 18)."""
+    term = _MODIFIER.sub("", term)  # "pedigree-based distributions" are of the pedigree approach (Heijungs 2020)
     stem = _SPELLING.sub("i[sz]", re.escape(_stem(term)))
     stem = "(?:" + "|".join([stem, *EQUIVALENT_STEMS.get(_stem(term), ())]) + ")"
     return re.search(r"(?<![^\W_])" + stem, _FORMULA_SPACE.sub(r"\1\2", for_search(text)).lower()) is not None
+
+
+# the second word of a compound that only qualifies its first: "pedigree-based", "process-related"
+_MODIFIER = re.compile(r"(?<=\w)-(?:based|related|derived|driven|specific|oriented|dependent)$")
 
 
 # a formula's digit printed apart from its letters ("CO 2 emissions", the Hydrogen Bank pilot news as scraped, p. 1)
@@ -47,9 +52,9 @@ _FORMULA_SPACE = re.compile(r"\b(CO|CH|SO|NO|PO|NH|N|H)\s+([2-4])\b")
 
 
 # stems that answer for one another: a life cycle phase is a stage, an output what is produced, a saving what is
-# avoided; whether a stage is included is said by what is excluded, and what is left out or omitted by what is
-# excluded or "not considered" ("The following were not considered in the analysis: construction of gasification
-# plants, …", Burchart et al. 2023, p. 5)
+# avoided, a precedence a priority, a fossil product the petrochemical one; whether a stage is included is said by
+# what is excluded, and what is left out or omitted by what is excluded or "not considered" ("The following were not
+# considered in the analysis: construction of gasification plants, …", Burchart et al. 2023, p. 5)
 _NOT_COUNTED = r"not (?:be(?:en)? )?(?:consider|includ|cover|taken into account)"
 _LEFT_OUT = ("exclu", _NOT_COUNTED)
 # a statement that something is out of a study, and the words a question asks what is out with
@@ -62,7 +67,13 @@ EQUIVALENT_STEMS = {"phase": ("stage",), "stage": ("phase",), "inclu": ("exclu",
                    # tonnes of renewable hydrogen …" (Hydrogen Bank pilot news, p. 1) for "with what expected output"
                    "outpu": ("produc",),
                    # and a saving what is avoided: "… avoiding more than 10 million tonnes of CO 2 emissions" (p. 1)
-                   "savin": ("avoid",)}
+                   "savin": ("avoid",),
+                   # and what takes precedence is what is prioritised: "PEFCRs or PCRs shall be prioritized for the
+                   # calculation and allocation of PCFs" (Pathfinder Framework, p. 13) for "which rules take precedence"
+                   "preced": ("priorit",),
+                   # and a fossil product the petrochemical one: "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq
+                   # GHGs" (Moretti et al. 2020, p. 10) for "how does it compare with fossil PP"
+                   "fossi": ("petro",)}
 
 
 _SPELLING = re.compile(r"(?<=[a-z]{3})i[sz](?=at|e|ing)")

@@ -19,6 +19,7 @@ from lcabot.normalize import for_search
 from lcabot.ports import Embedder
 from lcabot.questions import (
     ASKS_FORMULA,
+    ASKS_WHY_REJECTED,
     DEFINED_BY_VALUE,
     EACH,
     GIVES_REASON,
@@ -43,6 +44,7 @@ from lcabot.questions import (
     states_per,
     states_quantity,
     states_term,
+    states_verdict,
     without_section,
 )
 from lcabot.report.units import OWN_STUDY
@@ -118,6 +120,11 @@ _ONTOLOGY = load_ontology()
 _SUPERLATIVE = re.compile(r"(?:fast|slow|high|low|larg|small|great|bigg|cheap|short|long|strong|weak|heavi|easi|"
                           r"earli|lat|clos|near)est|best|worst")
 _CONTRAST = re.compile(r"\bwhereas\b|\bin contrast\b", re.I)
+# a sentence announcing the points the next sentences make ("… mainly as a result of two sustainability measures."),
+# the first and further of them ("First, the use of cargo ships …")
+_ANNOUNCES = re.compile(r"\b(?:two|three|four|five|several|following)\s+(?:[\w-]+\s+){0,2}[\w-]+s\s*[.:]$", re.I)
+_FIRST_POINT = re.compile(r"^(?:First(?:ly)?|In the first place)\b")
+_NEXT_POINT = re.compile(r"^(?:Second(?:ly)?|Third(?:ly)?|Fourth(?:ly)?|Finally|Lastly)\b")
 _TABLE_NAME = re.compile(r"^\s*((?:table|tab\.)\s*[A-Z]?\d+)", re.I)
 
 
@@ -183,7 +190,11 @@ class ExtractiveGenerator:
         # the passages were ranked for the whole question, which its first part leads: their rank says nothing of
         # which answers a later part ("…, and which source shall the 100-year GWP characterisation factors be derived
         # from?": the Pathfinder Framework's p. 18, retrieved sixth for the boundary the question asks first)
+        # (for a part, the named document's subject weighs as little as what the part refers back to: "How was used
+        # cooking oil treated in the baseline of the Moretti UCO-PP study" asks how it was treated, "Accordingly, UCO
+        # has been treated with a cut-off approach in the baseline calculations", Moretti et al. 2020, p. 7)
         scores = [self.score(part, candidates, asked, about=referent(parts, i) or asked.premise, naming=naming,
+                             subject=subject if i < len(parts) else frozenset(),
                              by_rank=i == 0 or i == len(parts)) for i, part in enumerate([*parts, asked.asking])]
         rankings = [np.argsort(-s, kind="stable") for s in scores]
         overall = scores[-1]
@@ -206,9 +217,21 @@ class ExtractiveGenerator:
         # led by "… from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", Burchart et al. 2023, p. 11, sixth for the
         # first part, below the whole question's best)
         own_best = [int(i) for i in rankings[0][:2 * LEAD_WINDOW]] if parts else []
-        order = _definition_first(_value_first(order, candidates, first, naming | subject, own_best), candidates,
-                                  first)
+        valued = _value_first(order, candidates, first, naming | subject, own_best)
+        if parts and leads and valued[0] != order[0] and order[0] == leads[0] and leads[0] not in leads[1:]:
+            # the first part's value in place of its lead: the lead it replaces follows the other parts' leads ("…
+            # we suggest to restrict the number of Monte Carlo runs to a number not greater than the sample sizes
+            # …", then "… such as the popular pedigree approach, the Monte Carlo approach should not be used at all"
+            # for "…, and what does he say about pedigree-based uncertainty distributions?", Heijungs 2020, p. 394)
+            valued.remove(leads[0])
+            valued.insert(max((valued.index(i) for i in leads[1:] if i in valued), default=0) + 1, leads[0])
+        order = _definition_first(valued, candidates, first)
         order = _claim_not_first(order, candidates)
+        if order and candidates[order[0]].refuted and not first.asks_rejected:  # (a statement the document rejects
+            # leads only a question asking what it rejects: "Do Finnveden et al. consider system expansion … acceptable
+            # …, and why do they reject the '100 % rule'?" is led by its verdict on system expansion, p. 3, not by the
+            # six statements of p. 1)
+            order = _lead_with(order, lambda i: not candidates[i].refuted)
         picked: list[list[Evidence]] = []
         quoted: list[Evidence] = []  # what each statement is quoted by: its best-ranked span
         used: set[str] = set()
@@ -240,7 +263,7 @@ class ExtractiveGenerator:
                 tables[table] = (len(picked), i)
                 group = _rows_of(e, order, candidates, lambda j, first=i: relevant(j, first))
             else:
-                group = _list_of(e, order, candidates)
+                group = _list_of(e, order, candidates) if e.context else _enumerated(i, candidates) or [e]
             # the statements a document rejects (asked for as such) are followed by the sentence rejecting them
             rejecting = [candidates[j] for j in order if candidates[j].doc_id == e.doc_id
                          and abs(candidates[j].page - e.page) <= 1 and REFUTES.search(candidates[j].text)
@@ -258,7 +281,8 @@ class ExtractiveGenerator:
                       best.text) for group, best in zip(picked, quoted, strict=True)]
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
-              about: str = "", naming: frozenset[str] = frozenset(), by_rank: bool = True) -> np.ndarray:
+              about: str = "", naming: frozenset[str] = frozenset(), by_rank: bool = True,
+              subject: frozenset[str] = frozenset()) -> np.ndarray:
         """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``, read with
         ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
         i.e. grouped by the rank of its passage; ``naming`` holds the names (lower case) by which the question named
@@ -288,7 +312,8 @@ class ExtractiveGenerator:
         # bid table, p. 2, reads "Total requested funding (EUR) …": "total" is no commoner for that)
         units = [(e.doc_id, e.page, e.context) if e.reading else e.evidence_id for e in evidence]
         weight = {t: math.log(1 + len(set(units)) / (1 + len({u for u, hit in zip(units, hits, strict=True) if hit})))
-                  * (1.0 if t in own else ABOUT_WEIGHT) for t, hits in present.items()}
+                  * (1.0 if t in own else ABOUT_WEIGHT) * (ABOUT_WEIGHT if t in subject else 1.0)
+                  for t, hits in present.items()}
         for t, words in concept_words.items():  # a concept weighs as one term, however long its name
             if t in weight:
                 weight[t] /= words
@@ -363,8 +388,18 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         ranked = [int(i) for i in ranking]
         if n:  # the first part's lead is read so over the whole order (:meth:`ExtractiveGenerator.generate`)
             ranked = _definition_first(_value_first(ranked, candidates, asked, naming), candidates, asked)
-        free = [i for i in ranked if i not in leads] or ranked[:1]
-        if n and REASON_PART.match(part):  # "…, and why?": of the spans best for the part it asks the reason of, the
+        # (a statement the document rejects answers only a part asking what it rejects)
+        free = [i for i in ranked if i not in leads and (asked.asks_rejected or not candidates[i].refuted)] \
+            or ranked[:1]
+        if n and ASKS_WHY_REJECTED.match(part):  # "…, and why do they reject the '100 % rule'?": of its own best
+            # spans, a verdict on the claim, one giving its reason first ("The 100 % rule is thus not correct if
+            # defined as above", Finnveden et al. 2022, p. 2), not a case where it could hold
+            reasons = sorted((i for i in free[:2 * LEAD_WINDOW] if states_verdict(candidates[i].text)),
+                             key=lambda i: GIVES_REASON.search(candidates[i].text) is None)
+            if reasons:
+                leads.append(reasons[0])
+                continue
+        elif n and REASON_PART.match(part):  # "…, and why?": of the spans best for the part it asks the reason of, the
             # first giving one ("Among the possible remaining allocation methods, energy has been chosen according
             # to RED recommendations …", Moretti et al. 2020, p. 4)
             reasons = [int(i) for i in rankings[n - 1][:2 * LEAD_WINDOW] if int(i) not in leads
@@ -372,10 +407,15 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # (the sentence after the value the part before asks, when it gives the reason: "The 77% reduction in
             # carbon footprint for sustainable coffee production in comparison to conventional production was due to
             # exportation of coffee beans via cargo ship …" after the two averages, Nab & Maslin 2020, p. 1)
+            # (or after another of its best: "The increase in environmental impact category indicators is related to
+            # the increased consumption of electricity …" after the sentence giving the increases, Burchart et al.
+            # 2023, p. 14)
             anchor = _value_first([int(i) for i in rankings[n - 1]], candidates, frame(parts[n - 1]), naming)[0]
-            after = anchor + 1
-            if (after < len(candidates) and after not in leads and candidates[after].chunk_id
-                    == candidates[anchor].chunk_id and GIVES_REASON.search(candidates[after].text)):
+            after = next((i + 1 for i in dict.fromkeys([anchor, *(int(i) for i in rankings[n - 1][:LEAD_WINDOW])])
+                          if i + 1 < len(candidates) and i + 1 not in leads
+                          and candidates[i + 1].chunk_id == candidates[i].chunk_id
+                          and GIVES_REASON.search(candidates[i + 1].text)), None)
+            if after is not None:
                 reasons.insert(0, after)
             # (the reason for a choice is the sentence saying why it was chosen: "Among the possible remaining
             # allocation methods, energy has been chosen according to RED recommendations …", Moretti et al. 2020,
@@ -426,10 +466,16 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # (a value of no named unit, printed with one: "with what expected output" by "… the potential to produce
             # up to 1.52 million tonnes of renewable hydrogen …", Hydrogen Bank pilot news, p. 1)
             unnamed = bool(n) and asked.kind == "numeric" and not quantity and not count
+            # (of two holding as many of a later part's words, one holding its most specific word, the one fewest spans
+            # hold: "what does he say about pedigree-based uncertainty distributions" by "… such as the popular
+            # pedigree approach, the Monte Carlo approach should not be used at all", not by "Uncertainty in LCA is
+            # pervasive …", Heijungs 2020, p. 394)
+            spread = {t: sum(term_present(t, c.reading or c.text) for c in candidates) for t in distinct[n]}
+            rarest = min((t for t in spread if spread[t]), key=lambda t: (spread[t], t), default="") if n else ""
 
             def tier(i: int, own: set[str] = distinct[n], theirs: set[str] = theirs, head: str = head,
                      quantity: str = quantity, count: str = count, ratio: bool = ratio,
-                     unnamed: bool = unnamed) -> tuple[int, int, bool]:
+                     unnamed: bool = unnamed, rarest: str = rarest) -> tuple[int, int, bool, bool]:
                 text = candidates[i].reading or candidates[i].text
                 held = sum(term_present(t, text) for t in own)
                 others = sum(term_present(t, text) for t in theirs)
@@ -440,7 +486,17 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                           if quantity else states_count(text, count) if count
                           else _states_value(candidates[i]) if unnamed else 1)
                 return (-valued, -1 if contrasted else 0 if held > others else 1 if held else 2,
-                        bool(head) and not term_present(head, text))
+                        bool(head) and not term_present(head, text), bool(rarest) and not term_present(rarest, text))
+            # (one holding every word only this part asks with is searched further down: "Accordingly, UCO has been
+            # treated with a cut-off approach in the baseline calculations", Moretti et al. 2020, p. 7, for "How was
+            # used cooking oil treated in the baseline …", seventh for the part)
+            # (its words naming the document's subject aside: "UCO-PP")
+            key = [t for t in distinct[n] if not set(split_compounds([t])) & naming]
+            whole = [i for i in free[LEAD_WINDOW:2 * LEAD_WINDOW] if len(key) > 1 and all(
+                term_present(t, candidates[i].reading or candidates[i].text) for t in key)]
+            if whole and not any(all(term_present(t, candidates[i].reading or candidates[i].text) for t in key)
+                                 for i in free[:LEAD_WINDOW]):
+                free = [whole[0], *(i for i in free if i != whole[0])]
             free = [*sorted(free[:LEAD_WINDOW], key=tier), *free[LEAD_WINDOW:]]
         if not n and REASON_PART.match(part):  # "Why does Heijungs think running many thousands of Monte Carlo
             # iterations … is a problem": of the best, one giving a reason ("… thus pointing out a fundamental flaw",
@@ -497,8 +553,10 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     """For a question asking for a value, the best of the first :data:`LEAD_WINDOW` spans that states one (in the
     unit of the quantity asked for, when it names one) leads: the answer's first line is the asked-for fact.
     ``also``: further spans searched after those (the best for the first part of a multi-part question)."""
-    if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity):
-        return order  # "the difference between situations C1 and C2" asks for no value
+    if asked.kind not in ("numeric", "comparison") or (asked.kind == "comparison" and not asked.quantity) \
+            or REASON_PART.match(asked.asking):
+        return order  # "the difference between situations C1 and C2" asks for no value, "why is it so much lower"
+        # for the reason (Nab & Maslin 2020, p. 14), not the values
     asks_unit = bool(asked_term(asked.asking))  # "what functional unit …": its statement is the answer
 
     def states(e: Evidence) -> bool:
@@ -617,6 +675,24 @@ def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -
              and not candidates[i].reading}  # one of each text, the best ranked
     best = sorted(items.values(), key=order.index)[:MAX_LIST_ITEMS]
     return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
+
+
+def _enumerated(i: int, candidates: Sequence[Evidence]) -> list[Evidence]:
+    """The sentence announcing points and the sentences making them ("First, …", "Second, …"), when candidate ``i``
+    is either, in document order (at most :data:`MAX_LIST_ITEMS`): "The sustainable case studies … had an estimated
+    77% lower carbon footprint …, mainly as a result of two sustainability measures. First, the use of cargo ships
+    …" (Nab & Maslin 2020, p. 14) is quoted with the measures it announces; else empty."""
+    start = i - 1 if i and _FIRST_POINT.match(candidates[i].text) else i
+    if not _ANNOUNCES.search(candidates[start].text):
+        return []
+    points = [candidates[start]]
+    for j in range(start + 1, min(len(candidates), start + 1 + MAX_LIST_ITEMS)):
+        e = candidates[j]
+        if e.doc_id != points[0].doc_id or e.reading or e.context or not (
+                _FIRST_POINT if len(points) == 1 else _NEXT_POINT).match(e.text):
+            break
+        points.append(e)
+    return points if len(points) > 1 else []
 
 
 def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence],
@@ -778,4 +854,4 @@ def statement(evidence: Evidence, *items: Evidence) -> str:
                                         [evidence.reading, *(e.reading for e in items)])
     if evidence.context:
         return messages.list_statement(evidence.context, [evidence.text, *(e.text for e in items)])
-    return messages.quote_statement(evidence.text)
+    return messages.quote_statement(" ".join(e.text for e in (evidence, *items)))  # (points it announces, in order)

@@ -1187,3 +1187,87 @@ def test_review_27_goal_situations_c1_c2_the_levels_a_verdict_and_a_reason_kept_
     assert ("it can produce oxides of nitrogen known as NOx. In this way, the combustion process is much like other "
             "high temperature combustion fuels") in engines.text
     assert "hydrogen combustion engines are not considered zero emission" in engines.text
+
+
+def test_review_28_pedigree_and_the_baseline_treatment_are_not_denied(answerer):
+    """Review 28, Q14 and Q06: notes denied what the documents state. Heijungs 2020, p. 394: the Monte Carlo approach
+    "should not be used at all" with pedigree inputs (the sentence after the runs recommendation). Moretti et al. 2020,
+    p. 7: "UCO has been treated with a cut-off approach in the baseline calculations" leads, then Table 6."""
+    runs = answerer.ask("How many Monte Carlo runs does Heijungs recommend in comparative LCA, and what does he say "
+                        "about pedigree-based uncertainty distributions?")
+    lines = runs.text.split("\n")
+    assert "restrict the number of Monte Carlo runs to a number not greater than the sample sizes" in lines[0]
+    assert "such as the popular pedigree approach, the Monte Carlo approach should not be used at all" in lines[1]
+    assert _not_stated_notes(runs) == []
+    uco = answerer.ask("How was used cooking oil treated in the baseline of the Moretti UCO-PP study, and how much do "
+                       "results change if the 50/50 method is used instead?")
+    assert uco.text.startswith("“Accordingly, UCO has been treated with a cut-off approach in the baseline "
+                               "calculations.”")
+    assert "Climate change: Increase (%)" in uco.text and "soybean oil 58%" in uco.text
+    assert _not_stated_notes(uco) == []
+
+
+def test_review_28_the_reason_and_the_other_side_are_quoted(answerer):
+    """Review 28, Q02, Q04, Q05, Q12, Q13: the quote stopped a sentence before what was asked. Nab & Maslin 2020,
+    p. 14: the "two sustainability measures" with the first of them; Burchart et al. 2023, p. 14: the AP and EP
+    increases "related to the increased consumption of electricity"; Moretti et al. 2020, p. 10: fossil PP's 1.65–1.78
+    kg CO2eq and the baseline's 62% reduction (a question asking with and without BCR asks the baseline too); JRC
+    ILCD compliance rules Tab. 1 (p. 6): the review row with both columns; Finnveden et al. 2022, p. 2: the verdict
+    rejecting the 100 % rule."""
+    coffee = answerer.ask("Why is the sustainable coffee footprint so much lower than the conventional one in the "
+                          "Brazil/Vietnam coffee study, and how much of the conventional exportation phase is due to "
+                          "the freight flight?")
+    assert "mainly as a result of two sustainability measures. First, the use of cargo ships" in coffee.text
+    assert "98–100% of emissions produced in the exportation phase" in coffee.text
+    shell = answerer.ask("For Shell coal-gasification hydrogen, what are the GWP results with and without CO2 "
+                         "sequestration, what happens to acidification and eutrophication when sequestration is "
+                         "added, and why?")
+    assert "Total (H2 Non-Seq.) 34.8 kg CO2 eq; Total (H2 Seq.) 19.5 kg CO2 eq" in shell.text.split("\n")[0]
+    assert "is related to the increased consumption of electricity for the compression and injection of carbon " \
+           "dioxide, which in Poland is produced mainly based on fossil fuels" in shell.text.split("\n")[1]
+    pp = answerer.ask("What is the cradle-to-gate climate change result for 1 kg of polypropylene made from used "
+                      "cooking oil, with and without biogenic carbon removal, and how does it compare with fossil PP?")
+    assert "Value 0.63 kg CO2eq" in pp.text and "Value −2.51 kg CO2eq" in pp.text
+    assert "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq" in pp.text \
+        and "UCO-based PP (baseline) has a 62% lower impact on climate change" in pp.text
+    ilcd = answerer.ask("How do the review requirements for ILCD Data Network entry-level data sets compare with those "
+                        "for full ILCD compliance?")
+    assert ilcd.text.startswith("Compliance area: Review | ILCD Data Network - Entry-level:")
+    assert "Separate review report always required" in ilcd.text.split("\n")[0]
+    rule = answerer.ask("Do Finnveden et al. consider system expansion or substitution acceptable in attributional "
+                        "LCA, and why do they reject the \"100 % rule\"?")
+    lines = rule.text.split("\n")  # (the six statements the paper rejects lead no part: none asks what it rejects)
+    assert "system expansion in the narrow sense should be compatible with ALCA" in lines[0]
+    assert lines[1].startswith("“The 100 % rule is thus not correct if defined as above.")
+    assert _not_stated_notes(rule) == []
+
+
+def test_review_29_winners_never_named_are_refused(answerer):
+    """Review 29, Q20. The second European Hydrogen Bank auction's news item (2025, pp. 1–2) reports the bids received
+    and when "successful applicants will be invited", not who won; the pilot auction's item is the winners'."""
+    winners = answerer.ask("Which projects won the second European Hydrogen Bank auction in 2025 and how much funding "
+                           "did they get in total?")
+    assert winners.abstained and not winners.citations
+    assert winners.text.startswith("The library does not state this: its closest passages never mention the winners")
+    first = answerer.ask("Which projects won the first European Hydrogen Bank auction and how much funding did they "
+                         "get in total?")
+    assert not first.abstained and "Bid price (EUR/kg) 0.37" in first.text
+
+
+def test_review_29_per_what_unit_each_ones_meaning_and_the_benchmark_numbers_are_answered(answerer):
+    """Review 29, Q03, Q08, Q06. Burchart et al. 2023: "…, and per what functional unit?" is its own part, answered by
+    "the FU is 1 kg of hydrogen at 88 MPa" (pp. 4–5). PEFCR guidance p. 114: "what does each one mean" asks no term
+    ("each one" refers back to the A values, whose meanings the list gives). Moretti et al. 2020, p. 10: the fossil-PP
+    numbers benchmarked against are the quoted 1.65–1.78 kg CO2eq and 67–74 MJ."""
+    fu = answerer.ask("What GHG emissions did Burchart et al. get for hydrogen from Shell coal gasification with and "
+                      "without CO2 sequestration, and per what functional unit?")
+    assert "34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" in fu.text.split("\n")[0]
+    assert "the FU is 1 kg of hydrogen at 88 MPa" in fu.text and _not_stated_notes(fu) == []
+    a = answerer.ask("In the Circular Footprint Formula, what values can the A factor take and what does each one "
+                     "mean?")
+    assert "A=0.2. Low offer of recyclable materials and high demand" in a.text.split("\n")[0]
+    assert _not_stated_notes(a) == []
+    pp = answerer.ask("How much better is UCO-based PP than fossil PP on climate change and fossil resource use, and "
+                      "what fossil-PP numbers did Moretti et al. benchmark against?")
+    assert "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq GHGs" in pp.text.split("\n")[0]
+    assert _not_stated_notes(pp) == []

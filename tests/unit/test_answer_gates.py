@@ -1360,3 +1360,104 @@ def test_what_a_part_asks_a_value_of_a_list_of_n_and_a_difference():
         == "comparison"
     assert _CHOSEN.search("energy has been chosen according to RED recommendations")
     assert not _CHOSEN.search("the land used for coffee production at the selected study sites")
+
+
+def test_a_compound_qualifier_a_precedence_and_a_fossil_product_are_found_by_their_words():
+    """Heijungs 2020, p. 394: "pedigree-based distributions" are of "the popular pedigree approach"; Pathfinder
+    Framework p. 13: rules that take precedence are those "prioritized"; Moretti et al. 2020, p. 10: fossil PP is
+    "petrochemical PP"."""
+    from lcabot.support import term_present
+
+    assert term_present("pedigree-based", "such as the popular pedigree approach, the Monte Carlo approach should "
+                        "not be used at all")
+    assert not term_present("pedigree-based", "the log-normal distribution has a longer history in LCA")
+    assert term_present("precedence", "PEFCRs or PCRs shall be prioritized for the calculation and allocation of PCFs")
+    assert term_present("fossil", "From cradle to factory gate, 1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq")
+    assert term_present("cradle-to-gate", "a cradle-to-gate PCF")  # (a compound of its own is no qualifier)
+
+
+def test_a_why_part_is_answered_by_a_reason_and_a_rejection_by_its_verdict():
+    """Burchart et al. 2023, p. 14: "… is related to the increased consumption of electricity …" gives the reason of
+    the increases; Finnveden et al. 2022, p. 2: "why do they reject the '100 % rule'" asks for the verdict ("is thus
+    not correct"), which "… so that the 100 % rule can be valid" is not."""
+    from lcabot.questions import ASKS_WHY_REJECTED, GIVES_REASON, states_verdict
+
+    assert GIVES_REASON.search("The increase in environmental impact category indicators is related to the increased "
+                               "consumption of electricity for the compression and injection of carbon dioxide")
+    assert not GIVES_REASON.search("The life cycle emissions exclude downstream emissions related to the product use")
+    assert ASKS_WHY_REJECTED.match('why do they reject the "100 % rule"')
+    assert not ASKS_WHY_REJECTED.match("why is the sustainable coffee footprint so much lower")
+    assert states_verdict("The 100 % rule is thus not correct if defined as above.")
+    assert not states_verdict("they can define rules for system boundaries, allocation, etc. so that the 100 % rule "
+                              "can be valid.")
+    assert not states_verdict("if the 100 % rule is not valid, then this argument would not be relevant.")
+
+
+def test_a_comparison_of_what_holds_for_one_with_those_for_another_has_two_sides():
+    """JRC ILCD compliance rules, Tab. 1 (p. 6) sets entry-level against full ILCD compliance in two columns."""
+    from lcabot.questions import comparison_sides
+
+    assert comparison_sides("How do the review requirements for ILCD Data Network entry-level data sets compare with "
+                            "those for full ILCD compliance?") == ("ILCD Data Network entry-level data sets",
+                                                                   "full ILCD compliance")
+    assert comparison_sides("How does it compare with fossil PP?") == ()
+
+
+def test_a_baseline_is_asked_for_by_a_question_asking_with_and_without():
+    """Moretti et al. 2020, p. 10: "Hence, UCO-based PP (baseline) has a 62% lower impact on climate change …" answers
+    "… with and without biogenic carbon removal, and how does it compare with fossil PP?"; a question asking only
+    the case with removal is not answered by the baseline."""
+    baseline = _evidence("Hence, UCO-based PP (baseline) has a 62% lower impact on climate change and 86% for "
+                         "resource use (fossil fuels) compared to petrochemical PP.")
+    both = frame("What is the cradle-to-gate climate change result for 1 kg of polypropylene made from used cooking "
+                 "oil, with and without biogenic carbon removal, and how does it compare with fossil PP?")
+    assert both.scenario and failed_gate(baseline, both) is None
+    assert failed_gate(baseline, frame("What is the climate change result of UCO-based PP without biogenic carbon "
+                                       "removal compared with fossil PP?")) == "baseline"
+
+
+def test_a_sentence_announcing_points_is_quoted_with_them():
+    """Nab & Maslin 2020, p. 14: "… mainly as a result of two sustainability measures." is quoted with "First, the use
+    of cargo ships …"; a sentence announcing nothing stands alone."""
+    from lcabot.generation.extractive import _enumerated, statement
+
+    spans = [_evidence("The sustainable case studies quantified in this study had an estimated 77% lower carbon "
+                       "footprint than the conventional case studies, mainly as a result of two sustainability "
+                       "measures."),
+             _evidence("First, the use of cargo ships for the transportation of coffee beans from the production "
+                       "countries to the United Kingdom instead of freight flights reduced estimated emissions by "
+                       "10.3– 11.3 kg CO2e kg–1 green coffee."),
+             _evidence("Although transportation via cargo ship takes significantly longer, this method of "
+                       "transportation can export significantly larger shipments.")]
+    assert _enumerated(0, spans) == spans[:2] == _enumerated(1, spans)
+    assert statement(*_enumerated(0, spans)).startswith("“The sustainable case studies") \
+        and "measures. First, the use of cargo ships" in statement(*spans[:2])
+    assert _enumerated(2, spans) == []
+
+
+def test_a_part_asking_what_is_blamed_asks_a_reason_and_who_won_a_statement_of_winning():
+    """Burchart et al. 2023: "what do the authors blame it on" asks for the reason (p. 14), which "indirect emissions
+    resulting from the consumption of electric energy" (p. 11) describing emission sources does not give."""
+    from lcabot.answering import _ASKS_WINNERS, _states_winners
+    from lcabot.questions import GIVES_REASON, REASON_PART
+
+    assert REASON_PART.match("what do the authors blame it on")
+    assert not REASON_PART.match("what do the authors recommend")
+    assert not GIVES_REASON.search("indirect emissions resulting from the consumption of electric energy during "
+                                   "extraction and enrichment")
+    assert _ASKS_WINNERS.search("Which projects won the second European Hydrogen Bank auction")
+    assert not _states_winners("The second auction received 61 bids from renewable hydrogen projects.")
+    assert not _states_winners("CINEA evaluation results by the end of May 2025 and successful applicants will be "
+                               "invited to prepare Grant Agreements.")
+    assert _states_winners("Winners of first EU-wide renewable hydrogen auction sign grant agreements.")
+
+
+def test_a_pronoun_is_no_term_and_per_what_unit_is_a_part():
+    """PEFCR guidance p. 114: "what does each one mean" refers back to the A values; Burchart et al. 2023: "…, and per
+    what functional unit?" asks what the FU is (pp. 4–5)."""
+    from lcabot.questions import asked_term, defined_term
+
+    assert defined_term("what does each one mean") == "" and defined_term("what does LCA mean") == "LCA"
+    asked = frame("What GHG emissions did Burchart et al. get for hydrogen from Shell coal gasification with and "
+                  "without CO2 sequestration, and per what functional unit?")
+    assert asked.parts[1] == "per what functional unit" and asked_term(asked.parts[1]) == "functional unit"
