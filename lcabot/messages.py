@@ -70,15 +70,6 @@ def abstain_value_not_stated(searched: str, unit: str) -> str:
     )
 
 
-def abstain_no_part_stated(searched: str, parts: list[str]) -> str:
-    """The passages found state none of the parts of a multi-part question."""
-    asked = "; ".join(f"“{p}”" for p in parts)
-    return (
-        f"The library does not state this: the closest passages answer none of its parts ({asked}), so I won't answer "
-        f"from them. Searched: {searched}. Add a document that covers it, or rephrase the question."
-    )
-
-
 def part_not_stated(part: str) -> str:
     """One part of a multi-part question that the answer's passages do not state."""
     return f"The passages found do not state this part of the question: “{part}”."
