@@ -362,6 +362,10 @@ class Answerer:
 # the quantities whose values are printed with a unit, and how the answer names that unit
 VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR", "unit price": "EUR per kg",
                "acidification": "kg SO2 eq or mol H+ eq", "eutrophication": "kg PO4 eq, kg P eq or kg N eq"}
+# (and a share, for a question asking for one by name: "What minimum percentage GHG saving must RFNBOs achieve …";
+# "how much does air freight contribute" is answered in kg CO2e too)
+_ASKED_UNITS = {**VALUE_UNITS, "%": "%"}
+_ASKS_SHARE = re.compile(r"\b(?:percentages?|per ?cent|shares?|proportions?)\b|%", re.I)
 
 
 def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence],
@@ -378,11 +382,15 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
     document's name names one of them too.
     Burchart et al.'s "reduces GHG emissions by about 44 %" is no answer to what saving RFNBOs must achieve under
     the 2023 delegated act."""
-    if asked.kind not in ("numeric", "comparison") or len(asked.parts) > 1 or asked.quantity not in VALUE_UNITS:
+    if asked.kind not in ("numeric", "comparison") or len(asked.parts) > 1 or asked.quantity not in _ASKED_UNITS \
+            or (asked.quantity == "%" and not _ASKS_SHARE.search(asked.asking)):
         return ""
     by_id = {e.evidence_id: e for e in ledger}
     accepted = (asked.quantity, "%") if asks_change(asked.asking) else (asked.quantity,)
     names = [n for n in specific_terms(asked.asking) if not any(ch.isdigit() for ch in n) and not quantity_of(n)]
+    # (a two-letter region is named too widely to say whose value it is when the question names more: "7% of the
+    # EU's REPowerEU ambition", Hydrogen Bank second auction news, 2025, p. 1, is no saving RFNBOs must achieve)
+    names = [n for n in names if len(n) > 2] or names
     for claim in claims:
         evidence = [by_id[i] for i in claim.evidence_ids if i in by_id]
         texts = [claim.text, *(f"{e.context} {e.reading or e.text}" for e in evidence)]
@@ -392,7 +400,7 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
         described = {w for e in evidence for w in document_words(e.source, e.title)}
         if not names or any(term_present(n.lower(), about) or n.lower() in described for n in names):
             return ""
-    return VALUE_UNITS[asked.quantity]
+    return _ASKED_UNITS[asked.quantity]
 
 
 # the verbs a part asks with ("What system boundary does the Pathfinder Framework require …"): the quote answering it

@@ -1271,3 +1271,14 @@ def test_review_29_per_what_unit_each_ones_meaning_and_the_benchmark_numbers_are
                       "what fossil-PP numbers did Moretti et al. benchmark against?")
     assert "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq GHGs" in pp.text.split("\n")[0]
     assert _not_stated_notes(pp) == []
+
+
+def test_review_30_a_percentage_of_something_else_is_no_answer(answerer):
+    """Review 30, Q20: no document states the GHG saving RFNBOs must achieve; "7% of the EU's REPowerEU ambition"
+    (Hydrogen Bank second auction news, 2025, p. 1) is a share of something else. A share the library states is
+    still answered: 0.16% of food miles are air-freighted (Ritchie 2020, p. 3)."""
+    rfnbo = answerer.ask("What minimum percentage GHG saving must renewable hydrogen (RFNBO) achieve under the 2023 EU "
+                         "delegated act on life-cycle emissions?")
+    assert rfnbo.abstained and rfnbo.text.startswith("I found no value in % for this")
+    air = answerer.ask("What share of food miles does air freight account for according to Our World in Data?")
+    assert not air.abstained and "it accounts for only 0.16% of food miles" in air.text.split("\n")[0]
