@@ -47,9 +47,11 @@ from lcabot.questions import (
     names_each,
     names_parameter,
     quantity_of,
+    reason_subject,
     referent,
     refers_back,
     states_quantity,
+    states_rule,
     states_term,
     states_verdict,
 )
@@ -279,7 +281,8 @@ class Answerer:
         taken = {h.chunk.chunk_id for h in hits}
         extra: list[Hit] = []
         for part in parts:
-            about = referent(asked.parts, asked.parts.index(part)) if refers_back(part) else ""
+            about = referent(asked.parts, asked.parts.index(part)) if refers_back(part) or REASON_PART.match(part) \
+                else ""
             # (and on its own, when its pronoun may name a person instead: "why do they reject the '100 % rule'" after
             # "Do Finnveden et al. consider system expansion …" finds 2.1 The 100 % rule, p. 2)
             found = [h for query in dict.fromkeys([f"{part} {about}".strip(), part])
@@ -476,7 +479,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     titles = {e.doc_id: e.title for e in ledger}
     naming = {w.lower() for n in document_names(asked.text, sources, titles) for w in n.split()}
     missing = []
-    for part in asked.parts:
+    for number, part in enumerate(asked.parts):
         # a part naming a document is answered by that document's statements ("… does the Our World in Data article
         # attribute to transport" is not answered by Nab & Maslin's exportation share)
         own_docs = set(named_documents(part, sources, titles))
@@ -540,7 +543,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
             kinds = {k for m in _ONTOLOGY.mentions(normalise(text)) for k in _ONTOLOGY.kinds(m.name)}
             held = {t for name, words in concepts.items() if name in kinds for t in words}
             if term:
-                if states_term(text, term):
+                if states_term(text, term) or states_rule(text, term):
                     covered = True
                     break
                 continue
@@ -622,9 +625,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
         # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)
-        if not covered and REASON_PART.match(part) and not ASKS_WHY_REJECTED.match(part) \
-                and any(GIVES_REASON.search(text) for text in texts):
-            covered = True
+        # (of it: a reason naming what that part asks, or read right after a statement the answer quotes — "The
+        # increase in environmental impact category indicators is related to …" after the AP and EP increases,
+        # Burchart et al. 2023, p. 14 — not "The reaction is highly endothermic; therefore the feed is heated …" for
+        # why the steam cracker's outputs are allocated as they are, Moretti et al. 2020, p. 3)
+        if not covered and REASON_PART.match(part) and not ASKS_WHY_REJECTED.match(part):
+            before = referent(asked.parts, number)
+            subject = reason_subject(before) if before else []
+            about = subject or [t for t in split_compounds(content_terms(before))
+                                if t not in _NOT_ASKED and t not in naming]
+            covered = any(GIVES_REASON.search(c.text) and (not about or any(term_present(t, c.text) for t in about)
+                                                           or (not subject and _follows_quoted(c, claims, by_id,
+                                                                                                 spans)))
+                          for c in claims)
         # a part asking how a value is worked out is answered by its equation: "how are they combined" (the DQR
         # criteria) by "DQR = (TeR+GR+TiR+P)/4 [Equation 20]" (PEFCR guidance p. 130)
         if not covered and ASKS_FORMULA.search(part):
@@ -636,6 +649,19 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
         if (terms or REASON_PART.match(part)) and not covered:  # ("and why?" holds no term of its own)
             missing.append(part)
     return missing
+
+
+def _follows_quoted(claim: Claim, claims: Sequence[Claim], by_id: dict[str, Evidence],
+                   spans: dict[str, list[str]]) -> bool:
+    """Whether ``claim`` quotes the span right after one another of ``claims`` quotes (its chunk's spans, in order,
+    in ``spans``): the two are read together."""
+    quoted = {by_id[i].text for c in claims if c is not claim for i in c.evidence_ids if i in by_id}
+    for e in (by_id[i] for i in claim.evidence_ids if i in by_id):
+        order = spans.get(e.chunk_id, [])
+        at = order.index(e.text) if e.text in order else 0
+        if at and order[at - 1] in quoted:
+            return True
+    return False
 
 
 _ASKS_WINNERS = re.compile(r"\b(?:won|wins|winners?|winning)\b", re.I)

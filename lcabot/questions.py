@@ -172,6 +172,13 @@ GIVES_REASON = re.compile(r"\b(?:because|due to|since|as a result|such that|so t
                           # et al. 2023, p. 14)
                           r"(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:related|attributable|attributed)\s+to|"
                           r"(?:caused|explained) by|stems? from)\b", re.I)
+def reason_subject(part: str) -> list[str]:
+    """The words naming the kind of thing ``part`` asks for (not a sort of thing), which a statement giving the reason
+    for it names: "What allocation approach did Moretti et al. use for the steam cracking unit" → ``["allocation",
+    "approach"]``; ``[]`` when the part names none."""
+    return [t for t in content_terms(asked_noun(part)) if t not in SORT_NOUNS]
+
+
 _COMMA_QUESTION = re.compile(r",\s+(?=(?:(?:for|in|of|on|at|by|with)\s+)?(?:how|what|when|where|why)\s+(?:much|many|"
                              r"big|large|long|far|often|is|are|was|were|do|does|did)\b)", re.I)
 _QUESTION_START = re.compile(rf"^\s*{_QUESTION_WORD}", re.I)
@@ -477,13 +484,24 @@ FRACTION = re.compile(r"\bby (?:almost |about |nearly |roughly |more than |over 
 
 
 def states_count(text: str, question: str) -> int:
-    """How well ``text`` answers "how many …" in ``question``: 2 when it states a number of the things asked for
-    ("Six renewable hydrogen projects have signed …" for "how many projects"), 1 a number of other things ("With
+    """How well ``text`` answers "how many …" in ``question``: 2 when it states or bounds a number of the things asked
+    for ("Six renewable hydrogen projects have signed …" for "how many projects"), 1 a number of other things ("With
     around 8,000 family businesses" for "how many farms"), else 0."""
     counts = [m.group(0).lower() for m in COUNT.finditer(text)]
-    asked = re.search(r"\bhow many\s+([a-z]{3,}?)s?\b|\bnumber of\s+([a-z]{3,}?)s?\b", question, re.I)
-    thing = (asked.group(1) or asked.group(2)).lower() if asked else ""
-    return 2 if thing and any(thing in c for c in counts) else 1 if counts else 0
+    # (the things are named by the first plural of their noun phrase: "how many Monte Carlo runs does …" asks for
+    # runs, "the number of data points required" for points)
+    asked = re.search(r"\b(?:how many|number of)\s+((?:[\w-]+\s+){0,3}[\w-]+)", question, re.I)
+    words = asked.group(1).lower().split() if asked else []
+    thing = next((w[:-1] for w in words if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))),
+                 words[0] if words else "")
+    if thing and (any(thing in c for c in counts)
+                  # (or bounds the number of them: "we suggest to restrict the number of Monte Carlo runs to a number
+                  # not greater than the sample sizes", Heijungs 2020, p. 394, not "more than 100 Monte Carlo
+                  # iterations/second", p. 395)
+                  or (RELATIVE_AMOUNT.search(text)
+                      and re.search(rf"\bnumber of (?:[\w-]+ ){{0,3}}{thing}", text, re.I))):
+        return 2
+    return 1 if counts else 0
 
 
 def quantity_of(question: str) -> str:
@@ -659,6 +677,22 @@ def states_term(text: str, term: str) -> bool:
         rf"\b{name}s?\b(?:\s*\([^()]*\))?\s+(?:(?:is|was|are|were)\b|means?\b|refers?\b|(?:is |was )?defined\b|"
         rf"stands? for\b)"
         rf"|\b(?:defined|termed|called)\s+(?:as\s+)?(?:an?\s+|the\s+)?{name}s?\b", text, re.I) is not None
+
+
+_RULE_HEAD = re.compile(r"\b(?:rules?|requirements?|criteri(?:on|a))$", re.I)
+_PRESCRIBES = re.compile(r"\b(?:shall|must|should|may|(?:is|are) (?:required|allowed|permitted))\b", re.I)
+
+
+def states_rule(text: str, term: str) -> bool:
+    """True when ``term`` names a rule ("the cut-off rule") and ``text`` sets it out: a prescription naming the rest
+    of the term with a number of its own ("In case processes are excluded from the model this shall be done based on
+    a 1% cut-off for all impact categories …", PEFCR guidance p. 61), not a sentence only naming the rule ("In case
+    the pilot decides to apply the cut-off rule, the PEFCR shall list the processes …")."""
+    if not _RULE_HEAD.search(term) or not _PRESCRIBES.search(text):
+        return False
+    rest = [w for w in content_terms(_RULE_HEAD.sub("", term)) if not w.isdigit()]
+    own = set(re.findall(r"\d+(?:[.,]\d+)?", text)) - set(re.findall(r"\d+(?:[.,]\d+)?", term))
+    return bool(rest) and bool(own) and all(re.search(rf"\b{re.escape(w)}", text, re.I) for w in rest)
 
 
 def defines_as(text: str, term: str) -> bool:

@@ -39,10 +39,12 @@ from lcabot.questions import (
     names_each,
     names_parameter,
     per_unit,
+    reason_subject,
     referent,
     states_count,
     states_per,
     states_quantity,
+    states_rule,
     states_term,
     states_verdict,
     without_section,
@@ -427,6 +429,13 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                          and i not in leads and i not in reasons and GIVES_REASON.search(c.text)
                          and _CHOSEN.search(c.text)), *reasons]
             reasons.sort(key=lambda i: _CHOSEN.search(candidates[i].text) is None)
+            # (a reason for the kind of thing the part before asks for names it: "The reaction is highly endothermic;
+            # therefore the feed is heated …" says nothing of the steam cracker's allocation approach, Moretti et al.
+            # 2020, p. 3; "Direct substitution has been therefore applied to the net production of high pressure (HP)
+            # steam as … it may represent physical causality better than other arbitrary allocations" does, p. 4)
+            subject = reason_subject(parts[n - 1])
+            reasons.sort(key=lambda i: bool(subject) and not any(term_present(t, candidates[i].text)
+                                                                 for t in subject))
             if reasons:
                 leads.append(reasons[0])
                 continue
@@ -735,6 +744,9 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
         # refers to …", PEFCR guidance p. 16) or its sentence defining it ("The most relevant impact categories shall
         # be identified as …", p. 50), wherever it ranks: a sentence using the term is no definition of it
         return [glossary, *(i for i in order if i != glossary)]
+    # a rule is set out where the document prescribes it with its threshold (:func:`states_rule`)
+    if any(states_rule(candidates[i].text, asked.defines) for i in order[:LEAD_WINDOW]):
+        return _lead_with(order, lambda i: states_rule(candidates[i].text, asked.defines))
     # the concepts of what it asks for ("What functional unit were used in the LCA of polypropylene …": the
     # functional unit, not polypropylene, which "the geographic scope is defined as the Netherlands" names too)
     noun = asked_noun(asked.asking)

@@ -1282,3 +1282,27 @@ def test_review_30_a_percentage_of_something_else_is_no_answer(answerer):
     assert rfnbo.abstained and rfnbo.text.startswith("I found no value in % for this")
     air = answerer.ask("What share of food miles does air freight account for according to Our World in Data?")
     assert not air.abstained and "it accounts for only 0.16% of food miles" in air.text.split("\n")[0]
+
+
+def test_review_31_a_rule_set_out_a_bounded_number_of_runs_and_the_reason_for_a_choice(answerer):
+    """Review 31, Q12, Q09, Q06. PEFCR guidance p. 61: "what is the cut-off rule" is answered by the rule with its 1 %
+    threshold, not by a sentence naming the rule, and no note denies it. Heijungs 2020, p. 394: "restrict the number
+    of Monte Carlo runs to a number not greater than the sample sizes" bounds the number asked for; "more than 100
+    Monte Carlo iterations/second" (p. 395) is a number of something else. Moretti et al. 2020: "The reaction is
+    highly endothermic; therefore …" (p. 3) gives no reason for the steam cracker's allocation approach."""
+    cutoff = answerer.ask("What is the cut-off rule in the PEFCR Guidance v6.3, and which impact categories are "
+                          "excluded when applying it?")
+    first = cutoff.text.split("\n")[0]
+    assert "this shall be done based on a 1% cut-off for all impact categories" in first
+    assert "Human toxicity-Cancer effect, Human toxicity-non Cancer effect and Freshwater Ecotoxicity" in first
+    assert _not_stated_notes(cutoff) == []
+    runs = answerer.ask("How many Monte Carlo runs does Heijungs (2020) recommend in comparative LCA, and what does "
+                        "he say about pedigree-based uncertainty?")
+    lines = runs.text.split("\n")
+    assert "restrict the number of Monte Carlo runs to a number not greater than the sample sizes" in lines[0]
+    assert "the Monte Carlo approach should not be used at all" in lines[1]
+    steam = answerer.ask("What allocation approach did Moretti et al. use for the steam cracking unit, and why?")
+    assert "direct substitution for net steam and energy allocation is applied for the steam cracking process" \
+        in steam.text.split("\n")[0]
+    assert "The reaction is highly endothermic" not in steam.text
+    assert "direct substitution" in steam.text.split("\n")[1] and "physical causality" in steam.text.split("\n")[1]

@@ -1461,3 +1461,29 @@ def test_a_pronoun_is_no_term_and_per_what_unit_is_a_part():
     asked = frame("What GHG emissions did Burchart et al. get for hydrogen from Shell coal gasification with and "
                   "without CO2 sequestration, and per what functional unit?")
     assert asked.parts[1] == "per what functional unit" and asked_term(asked.parts[1]) == "functional unit"
+
+
+def test_a_rule_is_set_out_by_a_prescription_with_its_threshold():
+    from lcabot.questions import states_rule
+    rule = ("- In case processes are excluded from the model this shall be done based on a 1% cut-off for all impact "
+            "categories based on environmental significance, additionally to the cut-off already included in the "
+            "background datasets.")  # PEFCR guidance p. 61
+    naming = "In case the pilot decides to apply the cut-off rule, the PEFCR shall list the processes that may be " \
+             "excluded based on the cut-off."
+    assert states_rule(rule, "cut-off rule") and not states_rule(naming, "cut-off rule")
+    assert not states_rule(rule, "cut-off threshold")  # a threshold is a value, not a rule
+    # (a number of the term's own is not the rule's: "the 100 % rule")
+    assert not states_rule("The 100 % rule should then hold for the sum of all products.", "100 % rule")
+
+
+def test_a_bounded_number_of_the_things_asked_for_counts_and_a_reason_names_what_was_chosen():
+    from lcabot.questions import reason_subject, states_count
+    question = "How many Monte Carlo runs does Heijungs (2020) recommend in comparative LCA"
+    bound = ("Apart form the obvious recommendation to use larger samples for estimating input distributions, we "
+             "suggest to restrict the number of Monte Carlo runs to a number not greater than the sample sizes used "
+             "for the input parameters.")  # Heijungs 2020, p. 394
+    speed = "And, even Brightway2's claim of more than 100 Monte Carlo iterations/second would take more than 16 min."
+    assert states_count(bound, question) == 2 and states_count(speed, question) == 1
+    assert reason_subject("What allocation approach did Moretti et al. use for the steam cracking unit") \
+        == ["allocation", "approach"]
+    assert reason_subject("what happens to acidification and eutrophication when sequestration is added") == []
