@@ -26,7 +26,6 @@ from lcabot.questions import (
     ASKS_WHY_REJECTED,
     ATTRIBUTION,
     COUNT,
-    EACH,
     FRACTION,
     GIVES_REASON,
     HOW_MANY,
@@ -40,6 +39,7 @@ from lcabot.questions import (
     asked_term,
     asks_change,
     attributed_source,
+    each_thing,
     frame,
     judges,
     kind_of,
@@ -409,7 +409,9 @@ def unstated_value(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequen
 # the verbs a part asks with ("What system boundary does the Pathfinder Framework require …"): the quote answering it
 # states the boundary, it need not say "require"
 _ASKING_VERB = re.compile(r"requir(?:e[sd]?|ing)|prescribe[sd]?|allow(?:s|ed)?|recommend(?:s|ed)?|specif(?:y|ies|ied)|"
-                          r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?|compare[sd]?|attribut(?:e[sd]?|ing)")
+                          r"stat(?:e[sd]?)|gives?|applie[sd]|apply|report(?:s|ed)?|compare[sd]?|attribut(?:e[sd]?|ing)|"
+                          # ("What do Finnveden et al. 2022 conclude?" after what it asks them of)
+                          r"conclud(?:e[sd]?|ing)|argu(?:e[sd]?|ing)|suggest(?:s|ed)?|say(?:s)?|said")
 
 # words of a part that say nothing of what it asks: "et al.", the tail of a compound ("pedigree-based uncertainty")
 _NOT_ASKED = frozenset({"et", "al", "based", "related", "derived", "go", "goes", "went", "come", "comes", "came",
@@ -478,6 +480,10 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
     sources = {e.doc_id: e.source for e in ledger}
     titles = {e.doc_id: e.title for e in ledger}
     naming = {w.lower() for n in document_names(asked.text, sources, titles) for w in n.split()}
+    # (and the year of a document the question names: "What do Finnveden et al. 2022 conclude?" asks nothing of
+    # its own, but of what the part before it asks)
+    naming |= {w for d in named_documents(asked.text, sources, titles) for w in document_words(sources[d], titles[d])
+               if w.isdigit()}
     missing = []
     for number, part in enumerate(asked.parts):
         # a part naming a document is answered by that document's statements ("… does the Our World in Data article
@@ -522,7 +528,7 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                 continue
             # why something is so is said by a statement giving a reason: "why do they reject the '100 % rule'" is
             # not answered by "Another example where the 100 % rule could be valid …" (Finnveden et al. 2022, p. 2)
-            if REASON_PART.match(part) and not (states_verdict(text) if ASKS_WHY_REJECTED.match(part)
+            if REASON_PART.match(part) and not (states_verdict(text, argument=True) if ASKS_WHY_REJECTED.match(part)
                                                 else GIVES_REASON.search(text)):
                 continue
             # who won is said by a statement of winning (or its document's title: "Winners of first EU-wide renewable
@@ -620,8 +626,8 @@ def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequ
                           for text, around in zip(texts, paragraphs, strict=True))
         # a part asking the same of each of several things is answered by statements on two of them at least: "The
         # first act defines …", "The second act provides a methodology …" (renewable hydrogen delegated acts, p. 1)
-        if not covered and (each := EACH.search(part)):
-            covered = sum(any(names_each(text, o, each.group(1)) for text in texts) for o in ORDINALS) > 1
+        if not covered and (each := each_thing(part)):
+            covered = sum(any(names_each(text, o, each) for text in texts) for o in ORDINALS) > 1
         # a part asking for the reason of what the part before it asks ("…, and on what justification?") is
         # answered by a statement giving one: "… has been used for this purpose for at least 20 years, such that
         # emissions from land use change … can be excluded" (Nab & Maslin 2020, p. 7)

@@ -50,6 +50,9 @@ def _continues_list(pending: list[_Piece], piece: _Piece) -> bool:
     return False
 
 
+_LIST_NUMBER = re.compile(r"\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)\s")
+
+
 def continues_sentence(previous: str, text: str) -> bool:
     """True when ``text`` carries on the sentence that ``previous`` leaves open: ``previous`` ends without a
     sentence end and ``text`` starts in lower case, or ``previous`` ends on a word no sentence ends with ("… was"
@@ -60,7 +63,11 @@ def continues_sentence(previous: str, text: str) -> bool:
     if ENDS_SENTENCE.search(previous) or TABLE_CAPTION.match(text) or _FOOTNOTE.match(text):
         return False
     ends_in_word = previous[-1].islower() and len(previous) >= 40  # "… hydrogen generates" before "9.4 kg CO2eq."
-    return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and text[0].isdigit())
+    # (or before its bracketed end: "… 11 countries within the European Economic Area" before "(EEA). Eight of the
+    # bids …", Hydrogen Bank second auction news, 2025, p. 1; not a list item's number, "(4) Studies compliant …")
+    bracketed = text[0] == "(" and not _LIST_NUMBER.match(text)
+    return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and (text[0].isdigit()
+                                                                                               or bracketed))
 
 
 def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:

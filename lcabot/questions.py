@@ -196,6 +196,8 @@ _ELLIPTIC = re.compile(r"^(?:which|what|who)\s+(?!(?:in|of|for|by|at|among)\b)([
 # a part asking as the one before it did, of another thing after the same preposition: "which allocation approach was
 # used for the hydrotreatment step, and which for the steam cracking step" (Moretti et al. 2020, p. 4)
 _ELLIPTIC_OF = re.compile(r"^(?:which|what)\s+((in|of|for|by|at)\s+.+)$", re.I)
+_SIZE = r"(small|large|low|high|short|long|minor|major)"
+_SIZES = re.compile(rf"\b(for|with|at|under)\s+{_SIZE}\s+(?:versus|vs\.?|and|or)\s+{_SIZE}\s+(?=[a-z])", re.I)
 _SECOND_CASE = re.compile(r",?\s+and\s+(of|for)\s+(?=\S)", re.I)
 
 
@@ -314,6 +316,10 @@ def _cases(part: str) -> list[str]:
     """A part asking the same thing of two cases, as two parts each asking it in full: "what is the total carbon
     footprint of conventional coffee from Vietnam and of sustainable coffee from Brazil" → "… of conventional coffee
     from Vietnam", "what is the total carbon footprint of sustainable coffee from Brazil"."""
+    sizes = _SIZES.search(part)  # "for small versus large input uncertainties": "… for small input uncertainties",
+    if sizes:  # "… for large input uncertainties" (Groen et al. 2016, p. 1)
+        before, after = part[:sizes.start(2)], part[sizes.end(3):]
+        return [f"{before}{sizes.group(2)}{after}", f"{before}{sizes.group(3)}{after}"]
     m = _SECOND_CASE.search(part)
     if m is None:
         return [part]
@@ -372,8 +378,14 @@ def names_code(text: str, code: str) -> bool:
     return re.search(rf"(?<![\w.\-/]){re.escape(code)}(?![\w.\-/])", text) is not None
 
 
+# what a question is about, set before it as a label: "PEFCR Guidance 6.3: how is the 1% cut-off rule applied"
+_LABEL = re.compile(rf"^[^?:]{{1,80}}:\s+(?={_QUESTION_WORD})", re.I)
+
+
 def kind_of(question: str) -> str:
-    """The kind of one question (or part): comparison, procedure, numeric, definition, list, else other."""
+    """The kind of one question (or part): comparison, procedure, numeric, definition, list, else other; a label
+    before the question ("PEFCR Guidance 6.3: how is …") aside."""
+    question = _LABEL.sub("", question)
     if _COMPARISON.search(question):
         return "comparison"
     if re.search(r"^\s*how (?:do|does|did)\b.*\bdefine\b", question, re.I) or _SELECTED.search(question):
@@ -415,6 +427,16 @@ HOW_MANY = re.compile(r"\bhow many\b|\bwhat (?:is the )?(?:(?:minimum|maximum|sm
 EACH = re.compile(r"\b(?:each of|both of|each|both)\s+(?:the|its|their|these|those)\s+(?:(?:two|three|four|\d)\s+)?"
                    r"(?:[\w-]+\s+){0,2}?([a-z]{3,}?)s\b", re.I)
 ORDINALS = ("first", "second", "third", "fourth")
+# (or with "each" after them: "What do the two EU renewable hydrogen (RFNBO) delegated acts formally adopted in June
+# 2023 each cover")
+_EACH_AFTER = re.compile(r"\bthe\s+(?:two|three|four|\d)\s+(?:[\w()-]+\s+){0,6}?([a-z]{3,}?)s\b(?:\s+[\w()-]+){0,6}?"
+                         r"\s+each\b", re.I)
+
+
+def each_thing(part: str) -> str:
+    """What ``part`` asks the same of each of ("what does each of the two acts cover" → ``act``), else ``""``."""
+    m = EACH.search(part) or _EACH_AFTER.search(part)
+    return m.group(1).lower() if m else ""
 
 
 def names_each(text: str, ordinal: str, thing: str) -> bool:
@@ -439,6 +461,9 @@ _VERDICT = re.compile(r"\b(?:is|are|was|were|seems? to be|appears? to be)(?:\s+(
                       r"in fact|not|generally))*\s+(?:correct|incorrect|valid|invalid|true|false|wrong|justified)\b|"
                       r"\bdo(?:es)? not (?:seem to |appear to )?(?:hold|apply|be (?:correct|valid|true|right))\b|"
                       r"\bdo(?:es)? not (?:seem|appear) to be (?:correct|valid|true|right)\b", re.I)
+# an argument dismissed: "… if the 100 % rule is not valid, then this argument would not be relevant" (Finnveden et al.
+# 2022, p. 3)
+_DISMISSED = re.compile(r"\b(?:would|will|is|are|was|were) (?:not (?:be )?relevant|(?:be )?irrelevant)\b", re.I)
 
 
 def judges(text: str, question: str) -> bool:
@@ -453,11 +478,13 @@ def judges(text: str, question: str) -> bool:
     return states_verdict(text)
 
 
-def states_verdict(text: str) -> bool:
+def states_verdict(text: str, argument: bool = False) -> bool:
     """True when ``text`` says something is (not) correct, valid or true, outside a condition: "The 100 % rule is
-    thus not correct if defined as above" (Finnveden et al. 2022, p. 2), not "if the 100 % rule is not valid, …"."""
-    return any(not re.search(r"\b(?:if|whether|unless)\b[^,.;]*$", text[:m.start()], re.I)
-               for m in _VERDICT.finditer(text))
+    thus not correct if defined as above" (Finnveden et al. 2022, p. 2), not "if the 100 % rule is not valid, …";
+    with ``argument`` (asked why an argument is rejected), also that it is not relevant ("… then this argument would
+    not be relevant", p. 3)."""
+    found = [*_VERDICT.finditer(text), *(_DISMISSED.finditer(text) if argument else ())]
+    return any(not re.search(r"\b(?:if|whether|unless)\b[^,.;]*$", text[:m.start()], re.I) for m in found)
 
 
 # a question asking why a document rejects a claim: it is answered by the verdict and its reason, not by a case in which
@@ -655,7 +682,11 @@ def asked_term(part: str) -> str:
         # of green Arabica coffee beans" says it (Nab & Maslin 2020, p. 7)
     # (a default, or a formula parameter's factor, is a value: "what is the default B factor" is answered by "the B
     # value shall be equal to 0 as default", PEFCR guidance p. 114)
-    return "" if re.search(r"\bvalues?$|^default\b|\b[A-Z]\d{0,2} factors?$", term) else term
+    # (nor which thing ranks first: "what is the dominant contributor to GHG emissions" is answered by "The dominant
+    # contribution, over 60%, to GHG here is direct CO2 emissions …", Burchart et al. 2023, p. 11)
+    return "" if re.search(r"\bvalues?$|^default\b|\b[A-Z]\d{0,2} factors?$|^(?:dominant|main|largest|biggest|"
+                           r"greatest|highest|lowest|smallest|primary|principal|leading|major|least|"
+                           r"most(?! relevant))\b", term) else term
 
 
 # the concepts a study sets by stating what they are ("the FU is 1 kg of hydrogen at 88 MPa")

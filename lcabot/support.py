@@ -89,6 +89,10 @@ def split_compounds(terms: Sequence[str]) -> list[str]:
     return list(out)
 
 
+# words written in capitals that name nothing: "Is it OK to use substitution …"
+_PLAIN_WORDS = frozenset({"ok", "okay", "fyi", "btw", "asap"})
+
+
 def named_terms(question: str) -> list[str]:
     """Names and acronyms in a question: words with a capital after the first letter (TRACI, GWP100) or a
     capitalised word that does not start the sentence (Pilkington). Possessives and compounds are split off."""
@@ -98,7 +102,8 @@ def named_terms(question: str) -> list[str]:
         sentence_start = True
         for word in _NAME.findall(sentence):
             for part in (p for p in word.split("-") if p):
-                if len(part) > 1 and (any(c.isupper() for c in part[1:]) or (part[0].isupper() and not sentence_start)):
+                named = any(c.isupper() for c in part[1:]) or (part[0].isupper() and not sentence_start)
+                if len(part) > 1 and named and part.casefold() not in _PLAIN_WORDS:
                     names.setdefault(part, None)
                 sentence_start = False
     return list(names)
@@ -348,6 +353,10 @@ _GIVEN_FOR = re.compile(r"\b(?:assign(?:s|ed)?|attribute[sd]?|appl(?:y|ies|ied)|
                         r"(?!(?:the|an?|this|that|these|those|it|them|all|each|every|any)\b)"
                         r"((?:[^\W\d_][\w-]*\s*){1,3})",
                         re.I)
+# what a product is made from names the product before it: "… per kg does Moretti et al. report for polyethylene
+# made from used cooking oil?"
+_MADE_FROM = re.compile(r"\b(?:for|of|on)\s+((?:[^\W\d_][\w-]*\s+){1,3}?)(?:made|produced|derived|manufactured)\s+"
+                        r"(?:from|out of)\b", re.I)
 _PRODUCT_END = re.compile(r"\s(?:made|from|produced|based|grown|in|at|with|for|and|or|that|which|when|under|"
                           r"sold|delivered|exported|imported|by|on|to|as)\b.*$", re.I)
 
@@ -355,11 +364,13 @@ _PRODUCT_END = re.compile(r"\s(?:made|from|produced|based|grown|in|at|with|for|a
 def measured_product(question: str) -> list[str]:
     """The content words (lower case) of the product a quantity in ``question`` is measured for: "What is the
     climate change impact of 1 kg of polyethylene made from used cooking oil?" → ``["polyethylene"]``, "per kg of
-    green coffee" → ``["green", "coffee"]``; empty when it names none."""
+    green coffee" → ``["green", "coffee"]``, "for polyethylene made from …" → ``["polyethylene"]``; empty when it
+    names none."""
     from lcabot.retrieval import content_terms  # imported here: retrieval imports this module
 
     words: list[str] = []
-    for m in (*_MEASURED_FOR.finditer(for_search(question)), *_GIVEN_FOR.finditer(for_search(question))):
+    for m in (*_MEASURED_FOR.finditer(for_search(question)), *_GIVEN_FOR.finditer(for_search(question)),
+              *_MADE_FROM.finditer(for_search(question))):
         phrase = _PRODUCT_END.sub("", f" {m.group(1).strip()}").strip()
         words += [w for w in split_compounds(content_terms(phrase)) if not w.isdigit()]
     return list(dict.fromkeys(words))

@@ -21,7 +21,6 @@ from lcabot.questions import (
     ASKS_FORMULA,
     ASKS_WHY_REJECTED,
     DEFINED_BY_VALUE,
-    EACH,
     GIVES_REASON,
     HOW_MANY,
     ORDINALS,
@@ -34,6 +33,7 @@ from lcabot.questions import (
     asked_term,
     attributed_source,
     defines_as,
+    each_thing,
     frame,
     judges,
     names_each,
@@ -87,6 +87,14 @@ _NTH = re.compile(r"\bthe\s+(first|second|third|fourth)\s+(?:[\w-]+\s+){0,3}?([a
 # a choice stated as one (not "the selected study sites", Nab & Maslin 2020, p. 7)
 _CHOSEN = re.compile(r"\b(?:has|have|had|was|were|is|are) (?:been )?(?:chosen|selected|preferred)\b|"
                      r"\b(?:we|they|the authors) (?:chose|selected)\b|\bopted for\b", re.I)
+# a step of a procedure: "To calculate a 1% cut-off order the processes …", "First, …", "Step 2: …"
+_STATES_STEP = re.compile(r"^\W*(?:to (?:calculate|determine|identify|apply|select|derive|obtain|perform|carry out)\b|"
+                          r"(?:first(?:ly)?|second(?:ly)?|then|next|finally),|step \d)", re.I)
+_SUPERLATIVE = re.compile(r"\b(?:best|worst|fastest|slowest|highest|lowest|largest|smallest|most|least)\b", re.I)
+_BIO_BASED = re.compile(r"\b(?:UCO|used cooking oil|bio-?based|renewable)\b", re.I)
+_FOSSIL_WORD = re.compile(r"\b(?:petrochemical|fossil|conventional|virgin)\b", re.I)
+_FOSSIL_PRODUCT = re.compile(r"\b(?:petrochemical|fossil(?:-based)?)\s+(?:PP|PE|polypropylene|polyethylene|plastics?|"
+                             r"polymers?|propylene|naphtha)\b", re.I)
 LEAD_WINDOW = 5  # best spans searched for one stating a value, to lead a numeric answer (3 and 8: same dev figures)
 _BOILERPLATE = re.compile(
     r"how to cite this article|all rights reserved|creativecommons\.org|^\s*(?:doi|https?|citation):|"
@@ -396,7 +404,7 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         if n and ASKS_WHY_REJECTED.match(part):  # "…, and why do they reject the '100 % rule'?": of its own best
             # spans, a verdict on the claim, one giving its reason first ("The 100 % rule is thus not correct if
             # defined as above", Finnveden et al. 2022, p. 2), not a case where it could hold
-            reasons = sorted((i for i in free[:2 * LEAD_WINDOW] if states_verdict(candidates[i].text)),
+            reasons = sorted((i for i in free[:2 * LEAD_WINDOW] if states_verdict(candidates[i].text, argument=True)),
                              key=lambda i: GIVES_REASON.search(candidates[i].text) is None)
             if reasons:
                 leads.append(reasons[0])
@@ -439,11 +447,11 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             if reasons:
                 leads.append(reasons[0])
                 continue
-        each = EACH.search(part)
+        each = each_thing(part)
         if each:  # "what does each of the two delegated acts cover": the sentence on each of them ("The first act
             # defines …", "The second act provides a methodology …", renewable hydrogen delegated acts news, p. 1)
             ordinals = [next((i for i in sorted(free, key=lambda i, o=o: not re.match(
-                rf"(?:the\s+)?{o}\b", candidates[i].text, re.I)) if names_each(candidates[i].text, o, each.group(1))),
+                rf"(?:the\s+)?{o}\b", candidates[i].text, re.I)) if names_each(candidates[i].text, o, each)),
                 None) for o in ORDINALS]  # (one saying so first: "The first act defines …", not "… the first act
             # clarifies …")
             found = [i for i in ordinals if i is not None]
@@ -519,7 +527,9 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # approach are adopted" gives Moretti et al.'s boundary and their LCA approach (not when it is of another
             # thing: the hydrotreatment's energy allocation says nothing of the steam cracker's, p. 4)
         plural = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
-        lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None  # "Which … methods did they compare"
+        # (not which of them ranks first: "which … methods performed best for small input uncertainties" is not
+        # answered by the five methods evaluated, Groen et al. 2016, p. 1)
+        lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None and not _SUPERLATIVE.search(part)
         formula = ASKS_FORMULA.search(part) is not None  # "how are they combined": its equation, "DQR = (TeR+GR+TiR+
         # P)/4 [Equation 20]" (PEFCR guidance p. 130)
         stating = [i for i in free[:LEAD_WINDOW] if formula and STATES_EQUATION.search(candidates[i].text)] or [
@@ -616,6 +626,12 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     # (and a value per what the question asks it per: "(per kg green coffee)" is answered by "15.33 (±0.72) kg of
     # carbon dioxide equivalent per 1 kg of green coffee", Nab & Maslin 2020, p. 1, not "0.28 … kg CO2e per espresso
     # beverage", p. 12)
+    # (of the product the question names, not its fossil counterpart: "… for polypropylene made from used cooking
+    # oil" is answered by Table 4's 0.63 kg CO2eq, not by "1 kg of petrochemical PP causes 1.65–1.78 kg CO2eq GHGs",
+    # Moretti et al. 2020, pp. 6 and 10)
+    if _BIO_BASED.search(asked.text) and not _FOSSIL_WORD.search(asked.text):
+        stating = [i for i in stating if not _FOSSIL_PRODUCT.search(candidates[i].reading or candidates[i].text)] \
+            or stating
     per = per_unit(asked.asking)
     if any(per):
         stating = [i for i in stating if states_per(candidates[i].reading or candidates[i].text, per)] or stating
@@ -737,7 +753,7 @@ def _definition_first(order: list[int], candidates: Sequence[Evidence], asked: Q
         lead = list(dict.fromkeys(i for i in setting_out if i is not None))
         if lead:
             return [*lead, *(i for i in order if i not in lead)]
-    if asked.kind != "definition" or EACH.search(asked.asking):  # ("what does each of the two acts cover": the
+    if asked.kind != "definition" or each_thing(asked.asking):  # ("what does each of the two acts cover": the
         return order  # sentence on each, :func:`_part_leads`)
     glossary = next((i for i in order if defines_as(candidates[i].text, asked.defines)), None)
     if glossary is not None:  # the document's own entry for the term asked about ("Company-specific data – It
@@ -793,6 +809,9 @@ def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: Quest
             bonus += KIND_BONUS
     if part.kind == "definition" and _DEFINES.search(evidence.text):
         bonus += KIND_BONUS
+    elif part.kind == "procedure" and _STATES_STEP.search(evidence.text):
+        bonus += KIND_BONUS  # "how is the 1% cut-off rule applied": "To calculate a 1% cut-off order the processes
+        # starting from the less relevant to the most relevant one." (PEFCR guidance p. 61)
     elif asked.codes and any(_defines_code(evidence.text, c) for c in asked.codes):
         bonus += KIND_BONUS  # "o Situation C1 "Accounting including external benefits": Includes existing …"
     if asked.about_document and OWN_STUDY.search(evidence.text):

@@ -1306,3 +1306,62 @@ def test_review_31_a_rule_set_out_a_bounded_number_of_runs_and_the_reason_for_a_
         in steam.text.split("\n")[0]
     assert "The reaction is highly endothermic" not in steam.text
     assert "direct substitution" in steam.text.split("\n")[1] and "physical causality" in steam.text.split("\n")[1]
+
+
+def test_review_32_no_refusal_or_note_denies_what_the_library_states(answerer):
+    """Review 32, Q05, Q06, Q15, Q16 (three misleading, one partly). Nab & Maslin 2020, p. 15: what the paper calls its
+    source study is its own data ("60.27 g CO2e per cup … 10.04 g by traditional filter drip and French press"), not
+    another work's result. "Is it OK to …" names nothing called OK (Finnveden et al. 2022, p. 3). Hydrogen Bank second
+    auction news (2025, p. 1): "… European Economic Area" and "(EEA)." are one sentence across a text block. The
+    renewable hydrogen delegated acts news (2023, p. 1): "the two … acts … each cover" asks what each act covers."""
+    coffee = answerer.ask("Coffee paper (Nab & Maslin): what share of the processing-phase footprint comes from "
+                          "consumption, and how many g CO2e per cup for an automatic coffee machine vs filter drip / "
+                          "French press?")
+    assert coffee.text.startswith("“Of the 3.05 kg CO2e kg–1 green coffee estimated, 70% was attributed to the "
+                                  "consumption of coffee.”")
+    assert "60.27 g CO2e per cup of coffee, in comparison to an estimated 10.04 g by traditional filter drip and " \
+           "French press methods" in coffee.text
+    substitution = answerer.ask("Is it OK to use substitution / system expansion in an attributional LCA, or is that "
+                                "only allowed in consequential LCA? What do Finnveden et al. 2022 conclude?")
+    assert not substitution.abstained and _not_stated_notes(substitution) == []
+    assert "it also seems reasonable to also accept substitution in ALCA" in substitution.text.split("\n")[0]
+    bids = answerer.ask("Second European Hydrogen Bank auction: how many bids from how many countries, and how much "
+                        "funding was requested compared with the budget available?")
+    assert "61 bids from projects in 11 countries within the European Economic Area (EEA)." in bids.text.split("\n")[0]
+    assert "four times the available budget of €1.2 billion" in bids.text and _not_stated_notes(bids) == []
+    acts = answerer.ask("What do the two EU renewable hydrogen (RFNBO) delegated acts formally adopted in June 2023 "
+                        "each cover, and how much renewable electricity does the Commission estimate is needed for "
+                        "the 10 Mt RFNBO target?")
+    lines = acts.text.split("\n")
+    assert lines[0].startswith("“The first act defines under which conditions hydrogen")
+    assert lines[1].startswith("“The second act provides a methodology for calculating life-cycle greenhouse gas")
+    assert "around 500 TWh of renewable electricity" in acts.text
+
+
+def test_review_33_another_product_the_first_contributor_and_a_dismissed_argument(answerer):
+    """Review 33, Q13, Q08, Q11, and review 32, Q10. Moretti et al. 2020 assess polypropylene, not polyethylene made
+    from used cooking oil: refused, not answered with Table 4's PP values (p. 6). Burchart et al. 2023, p. 11: "The
+    dominant contribution, over 60%, to GHG here is direct CO2 emissions …" answers "what is the dominant
+    contributor", which is no term to define. Finnveden et al. 2022, p. 3: "… then this argument would not be
+    relevant" is why the 100 % rule argument is dismissed. PEFCR guidance p. 61: how the 1% cut-off is applied is
+    led by its step, "To calculate a 1% cut-off order the processes …"."""
+    pe = answerer.ask("What cradle-to-gate climate change impact per kg does Moretti et al. report for polyethylene "
+                      "made from used cooking oil?")
+    assert pe.abstained and "polyethylene" in pe.text and "0.63" not in pe.text
+    pp = answerer.ask("What cradle-to-gate climate change impact per kg does Moretti et al. report for polypropylene "
+                      "made from used cooking oil?")
+    assert not pp.abstained and "0.63" in pp.text
+    shell = answerer.ask("In Burchart et al. 2023, what is the GWP per functional unit for hydrogen without CO2 "
+                         "sequestration, and what is the dominant contributor to GHG emissions in that scenario?")
+    assert "34.8" in shell.text.split("\n")[0]
+    assert "The dominant contribution, over 60%, to GHG here is direct CO2 emissions" in shell.text
+    assert _not_stated_notes(shell) == []
+    rule = answerer.ask("Do Finnveden et al. (2022) think substitution (avoided burden) can be used in attributional "
+                        "LCA, and why do they dismiss the argument that it conflicts with the 100% rule?")
+    assert "it also seems reasonable to also accept substitution in ALCA" in rule.text.split("\n")[0]
+    assert "then this argument would not be relevant" in rule.text and _not_stated_notes(rule) == []
+    cutoff = answerer.ask("PEFCR Guidance 6.3: how is the 1% cut-off rule applied, and which impact categories are "
+                          "ignored when deciding which processes can be cut off?")
+    assert cutoff.text.startswith("“To calculate a 1% cut-off order the processes starting from the less relevant to "
+                                  "the most relevant one.”")
+    assert "Human toxicity-Cancer effect, Human toxicity-non Cancer effect and Freshwater Ecotoxicity" in cutoff.text

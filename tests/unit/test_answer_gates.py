@@ -1487,3 +1487,46 @@ def test_a_bounded_number_of_the_things_asked_for_counts_and_a_reason_names_what
     assert reason_subject("What allocation approach did Moretti et al. use for the steam cracking unit") \
         == ["allocation", "approach"]
     assert reason_subject("what happens to acidification and eutrophication when sequestration is added") == []
+
+
+def test_a_bracketed_end_continues_its_sentence_and_plain_words_name_nothing():
+    from lcabot.chunking import continues_sentence
+    from lcabot.gates import reports_other_work
+    from lcabot.questions import each_thing
+    from lcabot.support import named_terms
+    # Hydrogen Bank second auction news (2025, p. 1), a sentence across a text block; a list item's number is not
+    assert continues_sentence("The European Hydrogen Bank61 bids from projects in 11 countries within the European "
+                              "Economic Area", "(EEA). Eight of the bids were submitted …")
+    assert not continues_sentence("Free and non-commercial software Datasets and database development",
+                                  "(4) Studies compliant with one of the following standards")
+    assert named_terms("Is it OK to use substitution in an attributional LCA?") == ["LCA"]
+    # (the document's own data source, Nab & Maslin 2020, p. 15; a cited result stays another work's)
+    assert not reports_other_work("The source study found that a main emission driver is the preparation of coffee "
+                                  "using an automatic coffee machine (PCF Pilotprojekt Deutschland, 2008).")
+    assert reports_other_work("Hassard et al. (2014) calculated carbon footprints of 0.049 kg (espresso).")
+    assert each_thing("What do the two EU renewable hydrogen (RFNBO) delegated acts formally adopted in June 2023 each "
+                      "cover") == "act"
+    assert each_thing("what does each of the two delegated acts cover") == "act"
+    assert each_thing("What do the two acts say about additionality") == ""
+
+
+def test_review_33_products_made_from_ranks_dismissed_arguments_sizes_and_labels():
+    from lcabot.questions import asked_term, kind_of, states_verdict, sub_questions
+    from lcabot.support import measured_product
+    # a product named by what it is made from is the product asked about (Moretti et al. 2020 is on polypropylene)
+    assert measured_product("What cradle-to-gate climate change impact per kg does Moretti et al. report for "
+                            "polyethylene made from used cooking oil?") == ["polyethylene"]
+    # which thing ranks first is no term to define (Burchart et al. 2023, p. 11)
+    assert asked_term("what is the dominant contributor to GHG emissions in that scenario") == ""
+    assert asked_term("what is the functional unit") == "functional unit"
+    # an argument dismissed as not relevant answers why it is rejected, not whether the rule holds (Finnveden et al.
+    # 2022, p. 3)
+    dismissed = "However, as suggested in section 2.1, if the 100 % rule is not valid, then this argument would not " \
+                "be relevant."
+    assert states_verdict(dismissed, argument=True) and not states_verdict(dismissed)
+    # two sizes of one thing are two cases (Groen et al. 2016, p. 1)
+    assert sub_questions("Which methods performed best for small versus large input uncertainties?") == [
+        "Which methods performed best for small input uncertainties",
+        "Which methods performed best for large input uncertainties"]
+    # a label before the question is not the question
+    assert kind_of("PEFCR Guidance 6.3: how is the 1% cut-off rule applied") == "procedure"
