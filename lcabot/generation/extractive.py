@@ -541,8 +541,25 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             # comparison of the sensitivity methods was based on four aspects" (Groen et al. 2016, p. 1)
             and (not distinct[n] or any(term_present(t, candidates[i].reading or candidates[i].text)
                                         for t in distinct[n]))]
-        leads.append((stating or free)[0])
+        lead = (stating or free)[0]
+        # (a part asking the value of a formula's parameter, by a span naming it with a value: "what is the default B
+        # value" by "In PEF studies and benchmark calculations the B value shall be equal to 0 as default", PEFCR
+        # guidance p. 114, not by the default values of A, R1 and R2, p. 213; not by a template's bracketed
+        # instruction, "Within this table, the B value shall be equal to 0 as default.]", p. 203)
+        symbols = tuple(p for p in asked.parameters if re.search(
+            rf"\b(?:the|default)\s+(?:default\s+)?{re.escape(p)}[\s-]+(?:values?|factors?)\b", part))
+        if symbols and not _values_parameters(candidates[lead], symbols):
+            lead = next((i for i in free if _values_parameters(candidates[i], symbols)
+                         and not re.search(r"[\[\]]", candidates[i].text)), lead)
+        leads.append(lead)
     return list(dict.fromkeys(leads))
+
+
+def _values_parameters(evidence: Evidence, symbols: Sequence[str]) -> bool:
+    """``evidence`` names each formula parameter of ``symbols`` ("B") and holds a number ("the B value shall be equal
+    to 0 as default", PEFCR guidance p. 114)."""
+    text = evidence.reading or evidence.text
+    return re.search(r"\d", text) is not None and all(names_parameter(text, p) for p in symbols)
 
 
 def _kinds_of(noun: str, part: str) -> frozenset[str]:

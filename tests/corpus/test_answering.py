@@ -1309,11 +1309,13 @@ def test_review_31_a_rule_set_out_a_bounded_number_of_runs_and_the_reason_for_a_
 
 
 def test_review_32_no_refusal_or_note_denies_what_the_library_states(answerer):
-    """Review 32, Q05, Q06, Q15, Q16 (three misleading, one partly). Nab & Maslin 2020, p. 15: what the paper calls its
-    source study is its own data ("60.27 g CO2e per cup … 10.04 g by traditional filter drip and French press"), not
-    another work's result. "Is it OK to …" names nothing called OK (Finnveden et al. 2022, p. 3). Hydrogen Bank second
-    auction news (2025, p. 1): "… European Economic Area" and "(EEA)." are one sentence across a text block. The
-    renewable hydrogen delegated acts news (2023, p. 1): "the two … acts … each cover" asks what each act covers."""
+    """Review 32, Q05, Q06, Q09, Q15, Q16 (four misleading, one partly). Nab & Maslin 2020, p. 15: what the paper calls
+    its source study is its own data ("60.27 g CO2e per cup … 10.04 g by traditional filter drip and French press"),
+    not another work's result. "Is it OK to …" names nothing called OK (Finnveden et al. 2022, p. 3). PEFCR guidance:
+    "the default B value" is led by a span naming B with its value ("the B value shall be equal to 0 as default",
+    p. 114), not by the template's bracketed instruction (p. 203). Hydrogen Bank second auction news (2025, p. 1):
+    "… European Economic Area" and "(EEA)." are one sentence across a text block. The renewable hydrogen delegated
+    acts news (2023, p. 1): "the two … acts … each cover" asks what each act covers."""
     coffee = answerer.ask("Coffee paper (Nab & Maslin): what share of the processing-phase footprint comes from "
                           "consumption, and how many g CO2e per cup for an automatic coffee machine vs filter drip / "
                           "French press?")
@@ -1329,6 +1331,11 @@ def test_review_32_no_refusal_or_note_denies_what_the_library_states(answerer):
                         "funding was requested compared with the budget available?")
     assert "61 bids from projects in 11 countries within the European Economic Area (EEA)." in bids.text.split("\n")[0]
     assert "four times the available budget of €1.2 billion" in bids.text and _not_stated_notes(bids) == []
+    cff = answerer.ask("Under the PEFCR Guidance v6.3, what range is allowed for the Circular Footprint Formula A "
+                       "factor, what A value do I use if Annex C has no value for my material, and what is the "
+                       "default B value?")
+    assert "“In PEF studies and benchmark calculations the B value shall be equal to 0 as default.”" in cff.text
+    assert "0.2 ≤ A ≤ 0.8" in cff.text and _not_stated_notes(cff) == []
     acts = answerer.ask("What do the two EU renewable hydrogen (RFNBO) delegated acts formally adopted in June 2023 "
                         "each cover, and how much renewable electricity does the Commission estimate is needed for "
                         "the 10 Mt RFNBO target?")
