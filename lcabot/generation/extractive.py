@@ -546,8 +546,9 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         # value" by "In PEF studies and benchmark calculations the B value shall be equal to 0 as default", PEFCR
         # guidance p. 114, not by the default values of A, R1 and R2, p. 213; not by a template's bracketed
         # instruction, "Within this table, the B value shall be equal to 0 as default.]", p. 203)
-        symbols = tuple(p for p in asked.parameters if re.search(
-            rf"\b(?:the|default)\s+(?:default\s+)?{re.escape(p)}[\s-]+(?:values?|factors?)\b", part))
+        symbols = tuple(p for p in asked.parameters if re.search(  # (its default: what it is, "What is the A
+            # factor", is its definition, "A: allocation factor of burdens and credits …", p. 113)
+            rf"\bdefault\s+{re.escape(p)}[\s-]+(?:values?|factors?)\b", part))
         if symbols and not _values_parameters(candidates[lead], symbols):
             lead = next((i for i in free if _values_parameters(candidates[i], symbols)
                          and not re.search(r"[\[\]]", candidates[i].text)), lead)
