@@ -14,6 +14,10 @@ from lcabot.normalize import CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, s
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
+_PARAGRAPH_AFTER_LIST = re.compile(r"\n\n(?!\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|o)\s)\s*\S")  # one that is no item
+_NAVIGATION = re.compile(r"^(?:more information|related (?:links|content|articles|news)|useful links|see also|"
+                         r"further reading|read more)\s*:?$", re.I)
+_SHORT_ITEM = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]\s+.*[A-Za-z]{3}")  # a bulleted item naming something
 # a short list item stating a value under its label is quotable on its own ("• Budget: €195,000,000", "• Deadline:
 # April 18, 2023", Clean Hydrogen JU topic HORIZON-JTI-CLEANH2-2023-03-01, p. 1)
 _LABELLED_VALUE = re.compile(r"^\s*(?:[•●▪\uf0b7]|[-–])\s+[^\W\d_][^:]{1,40}:\s*\S*\d")
@@ -88,7 +92,8 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     it shows); order follows the hits' rank.
     """
     ledger: dict[str, Evidence] = {}
-    ends: dict[tuple[str, int], str] = {}  # (document, ordinal) → the lead-in its chunk ends with
+    # (document, ordinal) → the lead-in its chunk ends with, and whether it ends with one of its items
+    ends: dict[tuple[str, int], tuple[str, bool]] = {}
     headed: dict[tuple[str, int], tuple[tuple[str, ...], str]] = {}  # → (section path, run-in heading) at its end
     for hit in hits:
         for chunk in sorted((hit.chunk, *hit.context), key=lambda c: c.ordinal):
@@ -96,13 +101,16 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             if record is None:
                 continue
             path, heading = headed.get((chunk.doc_id, chunk.ordinal - 1), ((), ""))
-            units = quotable_units(chunk, ends.get((chunk.doc_id, chunk.ordinal - 1), ""),
-                                   heading if path == chunk.section_path else "")
+            lead_in, in_items = ends.get((chunk.doc_id, chunk.ordinal - 1), ("", False))
+            units = quotable_units(chunk, lead_in, heading if path == chunk.section_path else "", in_items)
             if units and units[-1].text.endswith(":") and not units[-1].reading:
-                ends[(chunk.doc_id, chunk.ordinal)] = units[-1].text
-            elif units and units[-1].context and LIST_ITEM.match(units[-1].text):  # it ends inside a list: the
-                # next chunk's items are under the same lead-in (Finnveden et al. 2022, p. 1: statements 4–6)
-                ends[(chunk.doc_id, chunk.ordinal)] = units[-1].context
+                ends[(chunk.doc_id, chunk.ordinal)] = (units[-1].text, False)
+            elif (last := next((u for u in reversed(units) if u.context and not u.reading
+                                and LIST_ITEM.match(u.text)), None)) and not _PARAGRAPH_AFTER_LIST.search(
+                    chunk.text[last.offset:]):  # it ends inside a list, in an item or a sentence of one: the next
+                # chunk's items are under the same lead-in (Finnveden et al. 2022, p. 1: statements 4–6; JRC ILCD
+                # compliance rules, p. 7: "• Situation C …" after the sentences of Situation B)
+                ends[(chunk.doc_id, chunk.ordinal)] = (last.context, True)
             if units and units[-1].heading:
                 headed[(chunk.doc_id, chunk.ordinal)] = (chunk.section_path, units[-1].heading)
             for unit in units:
@@ -115,6 +123,7 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
                     section=unit.heading or (chunk.section_path[-1] if chunk.section_path else None), page=page,
                     page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context, last_page=last,
                     reading=unit.reading, refuted=unit.refuted, other_work=unit.other_work,
+                    place=(chunk.ordinal, unit.offset),
                 ))
                 if unit.other_work or unit.refuted:  # a flag seen in any chunk holding the span (chunks overlap)
                     ledger[eid] = replace(ledger[eid], other_work=ledger[eid].other_work or unit.other_work,
@@ -131,15 +140,19 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
         t.startswith(f"{e.text} ") for t in joined[(e.doc_id, e.page)])]
 
 
-def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[QuotableUnit]:
+def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items: bool = False
+                   ) -> list[QuotableUnit]:
     """The quotable units of a chunk in reading order (see :class:`QuotableUnit`); ``lead_in`` is the sentence the
     chunk before it ended with when that introduces a list the chunk goes on with (JRC ILCD compliance rules,
-    pp. 7–8: "… three levels of data quality are differentiated …:" | "High quality data …"), ``heading`` the
-    run-in heading the chunk before it was under."""
+    pp. 7–8: "… three levels of data quality are differentiated …:" | "High quality data …"), or the lead-in of the
+    list whose items it ended with (``in_items``: then only a bulleted line goes on with the list, "The Innovation
+    Fund will support these projects …" after "• and Norway (Skiga)." is no item, Hydrogen Bank pilot news, p. 1),
+    ``heading`` the run-in heading the chunk before it was under."""
     pieces = _join_short([(offset, collapse(s), chunk.page_at(offset + len(s.rstrip()) - 1))
                           for offset, s in split_sentences(chunk.text)], chunk.text)
     units: list[QuotableUnit] = []
     panel = group = ""
+    links = False  # inside a list of links
     data_seen = False
     header_rows: list[list[str]] = []
     for i, (offset, text, last_page) in enumerate(pieces):
@@ -149,7 +162,15 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
             heading = f"{run_in.group(1)} {run_in.group(2)}"
             offset, text = offset + run_in.end(), text[run_in.end():]
         if not text.startswith("|"):
-            after_lead_in = bool(units) and units[-1].text == lead_in or (not units and bool(lead_in))
+            if _NAVIGATION.match(text):  # a web page's list of links: no statement of the document's (Hydrogen
+                # Bank pilot news, p. 2: "More Information • … • European Hydrogen Bank auction provides EUR 720
+                # million …" names another news item, not what the winners got)
+                links = True
+                continue
+            if links and (LIST_ITEM.match(text) or not chunk.text[:offset].rstrip(" ").endswith("\n\n")):
+                continue
+            links = False
+            after_lead_in = bool(units) and units[-1].text == lead_in or (not units and bool(lead_in) and not in_items)
             if LIST_ITEM.match(text) or (after_lead_in and not text.rstrip().endswith(":")):
                 # an item, bulleted or the unbulleted line right after its lead-in ("High quality data …")
                 context = lead_in
@@ -159,9 +180,12 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "") -> list[Q
                 context, lead_in = "", text
             else:  # a sentence inside a list item keeps the list open; a new paragraph closes it
                 context = ""
-                if offset == 0 or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
+                if (offset == 0 and not in_items) or chunk.text[:offset].rstrip(" ").endswith("\n\n"):
                     lead_in = ""
-            if (len(text) >= _MIN_CHARS or _LABELLED_VALUE.match(text)) and not is_name_run(text):
+            # (an item under a lead-in is quoted however short: "• Finland (eNRG Lahti);" of the countries the
+            # Hydrogen Bank pilot's projects are in, p. 1)
+            if (len(text) >= _MIN_CHARS or _LABELLED_VALUE.match(text) or (context and _SHORT_ITEM.match(text))) \
+                    and not is_name_run(text):
                 units.append(QuotableUnit(offset, text, context, last_page, heading=heading))
             continue
         cells = row_cells(text)
@@ -273,7 +297,8 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
     carry: tuple[int, str] | None = None
     for offset, piece, page in pieces:
         joined = (carry is not None and "\n\n" not in text[carry[0]:offset] and not piece.startswith("|")
-                  and len(piece) >= _MIN_CHARS)  # a run of short pieces (a keyword list) stays unquotable
+                  and len(piece) >= _MIN_CHARS  # a run of short pieces (a keyword list) stays unquotable
+                  and not (LIST_ITEM.match(carry[1]) and LIST_ITEM.match(piece)))  # so does each item of a list
         if carry is not None and joined:
             offset, piece = carry[0], f"{carry[1]} {piece}"
         elif carry is not None:

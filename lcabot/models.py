@@ -103,6 +103,7 @@ class Evidence:
     reading: str = ""  # a table row written out with its column headers and units (shown instead of the raw row)
     refuted: bool = False  # one of the statements the document calls wrong (a misconception)
     other_work: bool = False  # goes on reporting the work cited in the sentence before it
+    place: tuple[int, int] = (0, 0)  # (chunk ordinal, character offset): where the span is read in its document
 
     @property
     def pages(self) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -874,7 +874,10 @@ def _continues(prev: _Line, ln: _Line) -> bool:
     """True when ``ln`` is the next line of the paragraph ending with ``prev``."""
     gap = ln.bbox[1] - prev.bbox[3]
     overlaps = ln.bbox[0] < prev.bbox[2] and ln.bbox[2] > prev.bbox[0]
-    same_style = ln.bold == prev.bold and abs(ln.size - prev.size) < 1
+    # (a list item's lines hang under its text, whatever the style of its first line: "• Situation A "Micro-level
+    # decision support": Decision support on micro-level," with its label in bold, JRC ILCD compliance rules, p. 7)
+    hangs = _BULLETED.match(prev.text) is not None and ln.bbox[0] > prev.bbox[0] + 2
+    same_style = (ln.bold == prev.bold or hangs) and abs(ln.size - prev.size) < 1
     # a numbered heading set in bold or, in body type, in italics ("2.1. Goal and Scope of the Study: System
     # Boundaries and Functional Unit", Burchart et al. 2023, p. 4) is a paragraph of its own
     starts_section = (ln.bold or ln.italic) and SECTION_START.match(ln.text) is not None
@@ -883,11 +886,36 @@ def _continues(prev: _Line, ln: _Line) -> bool:
     pitch = ln.bbox[1] - prev.bbox[1]  # baseline to baseline, whatever the height of the line boxes
     close = -0.5 * size <= gap <= size * 0.8 or 0 < pitch <= 1.35 * size
     return (overlaps and close and same_style and not starts_section and not ends_section
-            and not ln.note)  # each footnote its own
+            and not ln.note  # each footnote its own
+            and not _BULLETED.match(ln.text))  # and each bulleted item
+
+
+_BULLETED = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8]\s")
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
-    return _join_fragments(_reading_order([(ln.bbox, ln) for ln in lines], width), width)
+    return _join_fragments(_reading_order([(ln.bbox, ln) for ln in _with_bullets(lines)], width), width)
+
+
+_LONE_BULLET = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8]$")
+
+
+def _with_bullets(lines: list[_Line]) -> list[_Line]:
+    """A bullet glyph set as a line of its own opens the line beside it: in the JRC ILCD compliance rules (p. 7) the
+    bullet of "Situation A …" sits 4 pt below the top of its item's first line and would otherwise be read after that
+    line, splitting the item and leaving it without its bullet."""
+    out = list(lines)
+    for bullet in [ln for ln in lines if _LONE_BULLET.match(ln.text.strip())]:
+        middle = (bullet.bbox[1] + bullet.bbox[3]) / 2
+        beside = [ln for ln in out if ln is not bullet and ln.bbox[1] <= middle <= ln.bbox[3]
+                  and 0 <= ln.bbox[0] - bullet.bbox[2] < 3 * max(ln.size, bullet.size)]
+        if not beside or bullet not in out:
+            continue
+        item = min(beside, key=lambda ln: ln.bbox[0])
+        out[out.index(item)] = replace(item, text=f"{bullet.text.strip()} {item.text}", bbox=(
+            bullet.bbox[0], min(bullet.bbox[1], item.bbox[1]), item.bbox[2], max(bullet.bbox[3], item.bbox[3])))
+        out.remove(bullet)
+    return out
 
 
 def _join_fragments(lines: list[_Line], width: float) -> list[_Line]:

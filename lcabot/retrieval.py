@@ -41,12 +41,13 @@ STOPWORDS = frozenset(
     should so some such than that the their them then there these they this those through to too under until up very
     was we were what when where which while who whom why will with would you your yours get gets give gives say says
     said tell according want use used using allowed many much we us paper study guidance document must may might shall
-    need needs regarding concerning piece vs versus""".split()
+    need needs regarding concerning piece vs versus go goes went gone""".split()
 )
 # the words a definition question asks with ("How does the guidance define …"): not what it asks about
 ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
 # an item of a numbered list, on its own line or after the sentence before it ("These are: 1) LCA results …")
 _NUMBERED_ITEM = re.compile(r"(?:^|(?<=[:;.])\s)\(?\d{1,2}\)\s", re.M)
+_BULLET_LINE = re.compile(r"^[ \t]*[•●▪\uf0b7\uf0a7][ \t]", re.M)
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
 
@@ -265,6 +266,10 @@ class HybridRetriever:
             # of the six and the sentence calling them misunderstandings)
             context += [c for c in self._index.neighbours(last)
                         if c.ordinal == last.ordinal + 1 and _NUMBERED_ITEM.match(c.text.lstrip())]
+        elif _BULLET_LINE.match(last.text.rsplit("\n\n", 1)[-1]):  # it ends inside a bulleted item: the next chunk
+            # holds the list's further items (JRC ILCD compliance rules, p. 7: goal situation C after A and B)
+            context += [c for c in self._index.neighbours(last)
+                        if c.ordinal == last.ordinal + 1 and _BULLET_LINE.search(c.text)]
         return context
 
 

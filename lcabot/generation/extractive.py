@@ -24,6 +24,7 @@ from lcabot.questions import (
     GIVES_REASON,
     HOW_MANY,
     ORDINALS,
+    QUANTITIES,
     REASON_PART,
     RELATIVE_AMOUNT,
     SORT_NOUNS,
@@ -458,6 +459,16 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
             if len(found) > 1:
                 leads.extend(found)
                 continue
+        # (the word naming the quantity asked aside: a share is printed as its value, "43%")
+        named = [t for t in distinct[n] if not any(name == asked.quantity and words.search(t)
+                                                   for name, words, _ in QUANTITIES)]
+        if n and len(named) > 1 and any(all(term_present(t, candidates[i].reading or candidates[i].text)
+                                            for t in named)
+                                        and (asked.kind != "numeric" or _states_value(candidates[i]))
+                                        for i in leads):
+            continue  # an earlier part's lead answers it too, in every word only it asks with: "… used in oil
+            # refining (43% in 2021) and industry (57%) …" gives the shares of "…, and what shares go to oil refining
+            # and to industry?" (Wikipedia, Hydrogen economy, p. 1); another span would be filler
         term = asked_term(part)
         noun = asked_noun(part)
         # of the best spans, one holding more of the part's own words than of another part's comes first (Groen et
@@ -502,7 +513,13 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
                 valued = (states_quantity(text, quantity) or (ratio and _RATIO.search(text) is not None)
                           if quantity else states_count(text, count) if count
                           else _states_value(candidates[i]) if unnamed else 1)
-                return (-valued, -1 if contrasted else 0 if held > others else 1 if held else 2,
+                # (or holds every one of several words only this part asks with, whatever else it answers: "Virtually
+                # all of the 100 million tonnes of hydrogen produced each year is used in oil refining (43% in 2021)
+                # and industry (57%) …" for "How much hydrogen is produced each year, and what shares go to oil
+                # refining and to industry?", Wikipedia, Hydrogen economy, p. 1, not "On a yearly basis, this would
+                # cover 7% of the EU's REPowerEU ambition for domestic renewable hydrogen production …")
+                whole = len(own) > 1 and held == len(own)
+                return (-valued, -1 if contrasted else 0 if held > others or whole else 1 if held else 2,
                         bool(head) and not term_present(head, text), bool(rarest) and not term_present(rarest, text))
             # (one holding every word only this part asks with is searched further down: "Accordingly, UCO has been
             # treated with a cut-off approach in the baseline calculations", Moretti et al. 2020, p. 7, for "How was
@@ -535,7 +552,8 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         stating = [i for i in free[:LEAD_WINDOW] if formula and STATES_EQUATION.search(candidates[i].text)] or [
             i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
             i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
-            i for i in free[:LEAD_WINDOW] if lists and _lists_kind(candidates[i].text, plural)] or [
+            i for i in free[:LEAD_WINDOW] if lists and (_lists_kind(candidates[i].text, plural)
+                                                         or _item_of_kind(candidates[i], plural))] or [
             i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)
             # and holds what this part asks distinctly: "which method was slowest" is not answered by "The
             # comparison of the sensitivity methods was based on four aspects" (Groen et al. 2016, p. 1)
@@ -717,7 +735,7 @@ def _list_of(item: Evidence, order: list[int], candidates: Sequence[Evidence]) -
              and candidates[i].context == item.context and abs(candidates[i].page - item.page) <= 1
              and not candidates[i].reading}  # one of each text, the best ranked
     best = sorted(items.values(), key=order.index)[:MAX_LIST_ITEMS]
-    return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, i))]
+    return [candidates[i] for i in sorted(best, key=lambda i: (candidates[i].page, candidates[i].place, i))]
 
 
 def _enumerated(i: int, candidates: Sequence[Evidence]) -> list[Evidence]:
@@ -804,9 +822,20 @@ def _lists_kind(text: str, kind: str) -> bool:
     squared standardized regression coefficient, …", not "The comparison of the sensitivity methods was based on four
     aspects: (I) …, (II) …", which lists aspects (Groen et al. 2016, p. 1)."""
     m = _ENUMERATES.search(text)
-    if m is None:
-        return False
-    before = text[:m.start()]
+    return m is not None and _announces_kind(text[:m.start()], kind)
+
+
+def _item_of_kind(evidence: Evidence, kind: str) -> bool:
+    """``evidence`` is an item of a list whose lead-in announces things of ``kind``: "• Situation A …" under "The
+    following goal situations are differentiated. … "ILCD Handbook - General guide for LCA":" (JRC ILCD compliance
+    rules, p. 7), not "High quality data …" under "… three levels of data quality are differentiated for each of the
+    above goal situations …:" (p. 8), which lists levels."""
+    return (bool(evidence.context) and not evidence.reading and evidence.context.rstrip().endswith(":")
+            and _announces_kind(evidence.context, kind))
+
+
+def _announces_kind(before: str, kind: str) -> bool:
+    """``before`` (the words before a list) names ``kind`` and does not end naming another plural."""
     last = (re.findall(r"[^\W\d_]+", before) or [""])[-1].lower()
     return term_present(kind, before) and (last.endswith(kind) or not last.endswith("s"))
 

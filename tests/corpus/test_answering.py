@@ -1372,3 +1372,31 @@ def test_review_33_another_product_the_first_contributor_and_a_dismissed_argumen
     assert cutoff.text.startswith("“To calculate a 1% cut-off order the processes starting from the less relevant to "
                                   "the most relevant one.”")
     assert "Human toxicity-Cancer effect, Human toxicity-non Cancer effect and Freshwater Ecotoxicity" in cutoff.text
+
+
+def test_review_34_a_list_read_whole_and_a_sentence_answering_two_parts(answerer):
+    """Review 34. The Hydrogen Bank pilot's projects are in four countries (news item, p. 1): the list was cut after
+    Portugal, its two short items unquotable, and the next paragraph read as an item. The JRC ILCD compliance rules
+    (p. 7) differentiate goal situations A, B and C, whose bullets the PDF sets apart from their items. "Virtually all
+    of the 100 million tonnes of hydrogen produced each year is used in oil refining (43% in 2021) and industry (57%)"
+    (Wikipedia, Hydrogen economy, p. 1) answers both parts of a question, led by the 2025 auction's "On a yearly basis,
+    this would cover 7% of the EU's REPowerEU ambition …" for the first."""
+    countries = answerer.ask("In which countries are the projects selected in the first Hydrogen Bank auction "
+                             "located?")
+    first = countries.text.split("\n")[0]
+    for item in ("“• Spain (Hysencia and Catalina);”", "“• Portugal (Grey2green II and MP2X);”",
+                 "“• Finland (eNRG Lahti);”", "“• and Norway (Skiga).”"):
+        assert item in first
+    assert "The Innovation Fund will support" not in first
+    situations = answerer.ask("Which goal situations does the ILCD compliance document differentiate, and what does "
+                              "Situation B cover?")
+    first = situations.text.split("\n")[0]
+    assert first.startswith("Under “The following goal situations are differentiated.")
+    assert first.index("Situation A \"Micro-level decision support\"") < first.index(
+        "Situation B \"Meso/macro-level decision support\": Decision support at a strategic level") < first.index(
+        "Situation C \"Accounting\"")
+    shares = answerer.ask("How much hydrogen is produced each year, and what shares go to oil refining and to "
+                          "industry?")
+    assert shares.text.startswith("“Virtually all of the 100 million tonnes of hydrogen produced each year is used in "
+                                  "oil refining (43% in 2021) and industry (57%)")
+    assert _not_stated_notes(shares) == []

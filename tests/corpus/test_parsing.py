@@ -406,3 +406,34 @@ def test_a_section_number_at_the_page_top_is_no_page_number_coffee_p5(coffee):
              and "Increasingly, roasters are importing fresher coffee" in b.text]
     assert paths == [("5 LIFE CYCLE ASSESSMENTS", "5.1 Life cycle stages of coffee")]
     assert coffee.page_labels[4] == "5"
+
+
+def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
+    """JRC ILCD compliance rules, p. 7: each goal situation's bullet sits below the top of the item's first line,
+    whose label is bold; it was read after that line, the item cut in two and left without its lead-in. The Hydrogen
+    Bank pilot news, p. 1: "• Finland (eNRG Lahti);" and "• and Norway (Skiga)." are too short for a sentence, but
+    are two of the four countries, and "The Innovation Fund will support these projects …" after them no item."""
+    from lcabot.ledger import quotable_units
+
+    ilcd = CORPUS / "structured" / "jrc-ilcd-data-network-compliance-v1.1.pdf"
+    parsed = parse_pdf(ilcd.read_bytes(), ilcd.name)
+    items = {u.text: u.context for c in chunk_document(parsed, "ilcd", ilcd.name) if c.page_start <= 7 <= c.page_end
+             for u in quotable_units(c)}
+    lead_in = ('The following goal situations are differentiated. These represent the most common types of LCA '
+               'applications - details see Table 3 and chapter 5.3 in the separate document "ILCD Handbook - General '
+               'guide for LCA":')
+    assert items['• Situation A "Micro-level decision support": Decision support on micro-level, typically for '
+                 'product-related questions.'] == lead_in
+    assert items['• Situation B "Meso/macro-level decision support": Decision support at a strategic level (e.g. '
+                 'raw materials strategies, technology scenarios, policy options, etc).'] == lead_in
+    assert not any(t.strip() == "•" or "a • strategic" in t for t in items)
+
+    news = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
+    parsed = parse_pdf(news.read_bytes(), news.name)
+    units = [u for c in chunk_document(parsed, "pilot", news.name) if c.page_start == 1 for u in quotable_units(c)]
+    countries = {u.text: u.context for u in units if u.context}
+    for item in ("•  Spain (Hysencia and Catalina);", "•  Portugal (Grey2green II and MP2X);",
+                 "•  Finland (eNRG Lahti);", "•  and Norway (Skiga)."):
+        assert countries[" ".join(item.split())].endswith("The selected projects are located in four European "
+                                                          "countries:"), item
+    assert all(u.context == "" for u in units if u.text.startswith("The Innovation Fund will support"))

@@ -148,3 +148,51 @@ def test_rows_stacked_in_one_markdown_row_are_split_but_a_wrapped_label_is_not()
     page = "Acidification molc H+ eq … Human toxicity, cancer effects … kg C deficit … fuel"
     assert _restore_ligatures("|Acidifcation|efects|defcit|fuel|", page) == "|Acidification|effects|deficit|fuel|"
     assert _restore_ligatures("|Acidifcation|", "no such word here") == "|Acidifcation|"
+
+
+def _bulleted_list_pdf() -> bytes:
+    """A lead-in and three items whose bullets are set apart, 4 pt below the top of each item's first line (as the
+    JRC ILCD compliance rules set "Situation A …" on p. 7), the first line's label in bold, and two short items."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="bullets", fontbuffer=pymupdf.Font("cjk").buffer)  # a font that maps "•" to U+2022
+    page.insert_text((72, 100), "The following goal situations are differentiated:", fontsize=11)
+    y = 130
+    for label, rest, more in (("Situation A \"Micro-level\":", " Decision support on micro-level,",
+                               "typically for product-related questions."),
+                              ("Situation B \"Meso/macro-level\":", " Decision support at a",
+                               "strategic level (e.g. raw materials strategies)."),
+                              ("Situation C \"Accounting\":", " Purely descriptive documentation",
+                               "of the system under analysis.")):
+        width = pymupdf.Font("hebo").text_length(label, fontsize=11)
+        page.insert_text((90, y), label, fontsize=11, fontname="hebo")
+        page.insert_text((90 + width, y), rest, fontsize=11)
+        page.insert_text((72, y + 4), "•", fontsize=11, fontname="bullets")
+        page.insert_text((90, y + 15), more, fontsize=11)
+        y += 40
+    page.insert_text((72, y), "The selected projects are located in two countries:", fontsize=11)
+    for i, item in enumerate(("Finland (Lahti);", "and Norway (Skiga).")):
+        page.insert_text((72, y + 20 + 15 * i), "•", fontsize=11, fontname="bullets")
+        page.insert_text((84, y + 20 + 15 * i), item, fontsize=11)
+    page.insert_text((72, y + 60), "The Innovation Fund will support these projects with a fixed premium.", fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_bullet_set_apart_opens_its_item_and_short_items_are_quoted_under_their_lead_in():
+    from lcabot.ledger import quotable_units
+
+    parsed = parse_pdf(_bulleted_list_pdf(), "bullets.pdf")
+    text = parsed.page_texts[0]
+    assert "• Situation A \"Micro-level\": Decision support on micro-level,\ntypically for product-related" in text
+    assert text.count("•") == 5  # no bullet left on a line of its own, between an item's lines
+    units = [u for c in chunk_document(parsed, "d", "bullets.pdf") for u in quotable_units(c)]
+    items = {u.text: u.context for u in units if u.context}
+    lead_in = "The following goal situations are differentiated:"
+    assert items['• Situation A "Micro-level": Decision support on micro-level, typically for product-related '
+                 'questions.'] == lead_in
+    assert items['• Situation C "Accounting": Purely descriptive documentation of the system under '
+                 'analysis.'] == lead_in
+    countries = "The selected projects are located in two countries:"
+    assert items["• Finland (Lahti);"] == countries and items["• and Norway (Skiga)."] == countries
+    # the paragraph after the list is no item of it
+    assert [u.context for u in units if u.text.startswith("The Innovation Fund")] == [""]
