@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from lcabot.gates import reports_other_work
+from lcabot.gates import OWN_STEP, reports_other_work
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
 from lcabot.normalize import CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
@@ -521,7 +521,8 @@ def _mark_other_work(units: list[QuotableUnit], text: str) -> list[QuotableUnit]
         for j in range(i + 1, min(i + 1 + FOLLOWING_OTHER_WORK, len(units))):
             nxt = units[j]
             new_paragraph = "\n\n" in text[units[j - 1].offset:nxt.offset]
-            if (nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or LIST_ITEM.match(nxt.text)
+            if (nxt.reading or new_paragraph or OWN_STUDY.search(nxt.text) or OWN_STEP.search(nxt.text)
+                    or LIST_ITEM.match(nxt.text)
                     or _DRAWS_OWN_CONCLUSION.match(nxt.text) or _PRESENTS_OWN_EXHIBIT.match(nxt.text)
                     or _OWN_COUNTERPOINT.match(nxt.text) or _OWN_JUDGEMENT.search(nxt.text)):
                 break

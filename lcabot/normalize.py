@@ -34,7 +34,8 @@ ENDS_SENTENCE = re.compile(r"[.!?:;)\]\"”’]\s*$")  # a span that ends like a
 _ITEM_START = re.compile(r"(?<=[:;.])\n(?=\(?\d{1,2}\)\s+)|(?<=:) (?=\(?1\)\s+)|(?<=\S)[ \n](?=[•●▪◦‣\uf0b7\uf0a7] )")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]?[A-Z0-9•●\uf0b7\uf0a7])")
 _ABBREV = re.compile(
-    r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|resp|incl|ca)\.|\b[A-Z]\.)$"
+    r"(?:\b(?:e\.g|i\.e|et al|Fig|Figs|Tab|Tabs|Eq|Eqs|No|Vol|approx|cf|vs|Ref|Sect|Sec|Chap|Art|pp|resp|incl|ca)\.|"
+    r"\b[A-Z]\.)$"
 )
 
 

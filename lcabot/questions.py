@@ -98,7 +98,9 @@ _SECTION = re.compile(r"\b(?:section|clause|chapter|§|annex)\s*((?:[A-Z](?:\.\d
 # The quantity a numeric question asks for, and the unit a value of it is printed with
 QUANTITIES = (
     # ("how much of the total emissions does PAS 2050 require to be assessed": "at least 95%", Nab & Maslin 2020, p. 7)
-    ("%", re.compile(r"\b(?:percent(?:age)?|per cent|(?<!to )(?<!must )(?<!shall )shares?|proportion|"
+    # ("what default emission fractions … for pesticides applied on the field": "90% emitted to the agricultural
+    # soil compartment, 9% emitted to air and 1% emitted to water", PEFCR guidance p. 72)
+    ("%", re.compile(r"\b(?:percent(?:age)?|per cent|(?<!to )(?<!must )(?<!shall )shares?|proportion|fractions?|"
                      r"contribut\w*)\b|\bhow much of (?!an?\b)|%", re.I),
      re.compile(r"\d\s*%")),
     ("duration", re.compile(r"\bhow long\b|\b(?:validity|valid|period)\b", re.I),
@@ -640,6 +642,13 @@ _ASKED_NOUN = re.compile(r"\b(?:which|what)\s+(?:(?:two|three|four|five|six|seve
                          r"have|had|can|could|should|must|may)\b", re.I)
 
 
+# "What are the three data quality levels for process data sets …" → ``data quality levels`` (JRC ILCD compliance
+# rules, p. 8: "High quality data", "Basic quality data", "Data estimate")
+_ASKED_PLURAL = re.compile(r"(?:^|,)\s*(?:which|what)\s+(?:are|were)\s+the\s+(?:(?:two|three|four|five|six|seven|"
+                           r"eight|nine|ten|\d+|main|key)\s+)?((?:[\w-]+\s+){0,3}?[a-z][\w-]*s)\b(?=\s+(?:for|of|in|under|that|"
+                           r"used|set|defined|given|listed|named)\b|\s*[?,]|\s*$)", re.I)
+
+
 # the head nouns that name only a sort of thing: "which emission sources" asks which emissions, "which GWP values" which
 # GWP
 SORT_NOUNS = frozenset({"sources", "source", "types", "type", "kinds", "kind", "sorts", "forms", "elements", "values",
@@ -650,7 +659,7 @@ def asked_noun(question: str) -> str:
     """The words naming the kind of thing ``question`` asks for ("Which carbon footprint standard did Nab and Maslin
     use?" → ``carbon footprint standard``; "What functional unit were used …" → ``functional unit``), lower case,
     else ``""``."""
-    m = _ASKED_NOUN.search(question)
+    m = _ASKED_NOUN.search(question) or _ASKED_PLURAL.search(question)
     return m.group(1).lower() if m else ""
 
 

@@ -598,7 +598,7 @@ def _names_kind(text: str, kinds: frozenset[str]) -> bool:
 # a statement of a position: what should or should not be done, what is (not) correct
 _STANCE = re.compile(r"\b(?:should|must|shall|(?:we|authors|paper|study) (?:recommend|suggest|conclude|argue)s?|"
                      r"(?:is|are) not correct|cannot|can(?: also)? be used)\b", re.I)
-_ASKS_WHICH = re.compile(r"^\s*(?:which|what)\b", re.I)
+_ASKS_WHICH = re.compile(r"^\s*(?:[^,?]{0,80},\s*)?(?:which|what)\b", re.I)  # ("In the ILCD …, what are …")
 _ENUMERATES = re.compile(r":\s*[^:;.]{3,}(?:,[^,;:.]{3,}){2,}")  # "…were evaluated: a, b, c and d"
 _RATIO = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*times|-fold)\s+(?:more|less|higher|lower|greater|smaller)\b", re.I)
 
@@ -835,9 +835,13 @@ def _item_of_kind(evidence: Evidence, kind: str) -> bool:
 
 
 def _announces_kind(before: str, kind: str) -> bool:
-    """``before`` (the words before a list) names ``kind`` and does not end naming another plural."""
+    """``before`` (the words before a list) names ``kind`` and does not end naming another plural, or counts them
+    ("three levels of data quality are differentiated for each of the above goal situations; …:", JRC ILCD compliance
+    rules, p. 8)."""
     last = (re.findall(r"[^\W\d_]+", before) or [""])[-1].lower()
-    return term_present(kind, before) and (last.endswith(kind) or not last.endswith("s"))
+    counted = re.search(rf"\b(?:two|three|four|five|six|seven|eight|nine|ten|\d+|following)\s+(?:[\w-]+\s+)?"
+                        rf"{re.escape(kind)}\b", before, re.I)
+    return term_present(kind, before) and (last.endswith(kind) or not last.endswith("s") or counted is not None)
 
 
 def _kind_bonus(evidence: Evidence, text: str, part: QuestionFrame, asked: QuestionFrame) -> float:

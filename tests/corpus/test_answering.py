@@ -1400,3 +1400,28 @@ def test_review_34_a_list_read_whole_and_a_sentence_answering_two_parts(answerer
     assert shares.text.startswith("“Virtually all of the 100 million tonnes of hydrogen produced each year is used in "
                                   "oil refining (43% in 2021) and industry (57%)")
     assert _not_stated_notes(shares) == []
+
+
+def test_review_35_emission_fractions_the_studys_own_design_and_a_counted_list(answerer):
+    """Review 35, Q2, Q5, Q3. PEFCR guidance p. 72: pesticides "shall be modelled as 90% emitted to the agricultural
+    soil compartment, 9% emitted to air and 1% emitted to water" — refused as "no value in kg CO2e". Nab & Maslin
+    2020, p. 8: "… the sustainable case studies varied from the conventional ones in three ways: …" was taken for
+    the works cited in the method sentences before it. JRC ILCD compliance rules, p. 8: the three data quality levels
+    are the items under "… three levels of data quality are differentiated …:", not "… in each three quality-level
+    variants" (p. 5)."""
+    pesticides = answerer.ask("According to the PEFCR Guidance, what default emission fractions shall be used to "
+                              "model pesticides applied on the field?")
+    assert not pesticides.abstained
+    assert "90% emitted to the agricultural soil compartment, 9% emitted to air and 1% emitted to water" in \
+        pesticides.text.split("\n")[0]
+    ways = answerer.ask("In the Nab and Maslin coffee LCA, in which ways did the sustainable case studies differ from "
+                        "the conventional ones?")
+    assert ways.text.startswith("“Based on emission hotspots identified by previous LCAs, the sustainable case studies "
+                                "varied from the conventional ones in three ways: the use of organic waste instead of "
+                                "artificial fertilisers, the lack of pesticides")
+    levels = answerer.ask("In the ILCD Data Network compliance rules, what are the three data quality levels for "
+                          "process data sets, and for how long are the entry-level requirements meant to be in place?")
+    first = levels.text.split("\n")[0]
+    assert first.startswith("Under “In addition, and only for Process data sets, three levels of data quality are "
+                            "differentiated") and "High quality data Basic quality data Data estimate" in first
+    assert "These are defined to be in place for up to 3 years." in levels.text

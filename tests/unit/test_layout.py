@@ -196,3 +196,19 @@ def test_a_bullet_set_apart_opens_its_item_and_short_items_are_quoted_under_thei
     assert items["• Finland (Lahti);"] == countries and items["• and Norway (Skiga)."] == countries
     # the paragraph after the list is no item of it
     assert [u.context for u in units if u.text.startswith("The Innovation Fund")] == [""]
+
+
+def test_a_links_words_touching_the_words_before_them_are_spaced_but_a_word_in_two_fonts_is_not():
+    """A web page printed to PDF sets a link in bold with no space before it ("… Conditions for a" + "third auction",
+    Hydrogen Bank second auction news, p. 1); "The f" + "inal fate" (PEFCR guidance p. 75) is one word in two fonts."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for y, (plain, bold) in ((100, ("Conditions for a", "third auction for hydrogen.")),
+                             (130, ("The f", "inal fate of heavy metals.")),
+                             (160, ("Agency (CINEA)", "evaluation results by May."))):
+        page.insert_text((72, y), plain, fontsize=10)
+        page.insert_text((72 + pymupdf.Font("helv").text_length(plain, fontsize=10), y), bold, fontsize=10,
+                         fontname="hebo")
+    assert parse_pdf(doc.tobytes(), "links.pdf").page_texts[0].split("\n\n") == [
+        "Conditions for a third auction for hydrogen.", "The final fate of heavy metals.",
+        "Agency (CINEA) evaluation results by May."]

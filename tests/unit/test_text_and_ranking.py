@@ -155,3 +155,38 @@ def test_contractions_are_read_and_equivalent_stems_stand_in():
     assert term_present("included", "exclude downstream emissions")
     assert term_present("leave", "can be excluded")
     assert not term_present("phase", "the product use and end-of-life")
+
+
+def test_review_35_a_table_reference_a_fraction_and_a_plural_asked_for():
+    """JRC ILCD compliance rules p. 10: "The detailed entry-level requirements are found in Tab. 3." is one sentence;
+    "what default emission fractions shall be used to model pesticides" asks for percentages (PEFCR guidance p. 72:
+    "90% emitted to the agricultural soil compartment, 9% emitted to air and 1% emitted to water"), not kg CO2e;
+    "what are the three data quality levels" asks for data quality levels."""
+    from lcabot.questions import asked_noun
+
+    assert [s for _, s in split_sentences("It is a requirement. The detailed entry-level requirements are found in "
+                                          "Tab. 3. This results in one level more.")] == [
+        "It is a requirement.", "The detailed entry-level requirements are found in Tab. 3.",
+        "This results in one level more."]
+    assert frame("According to the PEFCR Guidance, what default emission fractions shall be used to model pesticides "
+                 "applied on the field?").quantity == "%"
+    assert asked_noun("In the ILCD Data Network compliance rules, what are the three data quality levels for process "
+                      "data sets") == "data quality levels"
+    assert asked_noun("What are the results?") == "results"
+    assert asked_noun("What are they doing about it?") == ""
+
+
+def test_a_step_of_the_studys_own_method_citing_its_data_is_not_another_works_result():
+    """Nab & Maslin 2020, p. 8: the farm locations, ports and distances are the study's own steps, citing the data
+    and tools used; "… the sustainable case studies varied from the conventional ones in three ways: …" after them is
+    the study's own design, not a report of the works cited."""
+    from lcabot.gates import reports_other_work
+
+    assert not reports_other_work("The nearest ports and international airports to these coffee farms were then "
+                                  "identified using sea‐distances.org (2019) and Google Maps (2019).")
+    assert not reports_other_work("The coffee farm locations were placed at random points in Sao Paulo (Brazil) and "
+                                  "Buôn Ma Thuột (Vietnam), the biggest coffee producing regions in the two countries "
+                                  "(ICO, 2019).")
+    assert reports_other_work("Previous studies found that 3.05 kg CO2e are emitted in the processing phase "
+                              "(Killian et al., 2013).")
+    assert reports_other_work("The GHG emissions were estimated at 0.46 kg CO2-eq./kg H2 by Smith et al. (2019).")
