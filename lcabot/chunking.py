@@ -66,8 +66,11 @@ def continues_sentence(previous: str, text: str) -> bool:
     # (or before its bracketed end: "… 11 countries within the European Economic Area" before "(EEA). Eight of the
     # bids …", Hydrogen Bank second auction news, 2025, p. 1; not a list item's number, "(4) Studies compliant …")
     bracketed = text[0] == "(" and not _LIST_NUMBER.match(text)
-    return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and (text[0].isdigit()
-                                                                                               or bracketed))
+    # (a number alone is no value of it: the section number "5.2" printed beside "• Emissions from the end-of-life
+    # stage are not included in the Framework Version 1 boundary", Pathfinder Framework p. 13)
+    number_only = re.fullmatch(r"\d+(?:\.\d+)*\.?", text) is not None
+    return text[0].islower() or _OPEN_WORD.search(previous) is not None or (ends_in_word and not number_only and (
+        text[0].isdigit() or bracketed))
 
 
 def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:

@@ -100,7 +100,8 @@ def join_lines(lines: list[str], vocabulary: Counter[str] | None = None) -> str:
 
     ``envi-`` + ``ronment`` → ``environment``; the hyphen stays when the hyphenated form is a word of the document
     (``company-specific``, counted in ``vocabulary``) more often than the joined form, and after a digit or a single
-    letter (``1,4-`` + ``dichlorobenzene``, ``n-`` + ``hexane``).
+    letter (``1,4-`` + ``dichlorobenzene``, ``n-`` + ``hexane``). A compound broken after one of its hyphens is
+    joined with it (``cradle-to-`` + ``gate`` → ``cradle-to-gate``, Pathfinder Framework p. 18).
     """
     vocabulary = vocabulary or Counter()
     out = lines[0] if lines else ""
@@ -116,11 +117,15 @@ def join_lines(lines: list[str], vocabulary: Counter[str] | None = None) -> str:
                 continue
             out = out[: m.end(0)] + line
             continue
+        if _BROKEN_COMPOUND.search(out) and line[:1].islower():  # "cradle-to-" + "gate PCF": one compound
+            out += line
+            continue
         out = f"{out}\n{line}"
     return out
 
 
 _BROKEN_WORD = re.compile(r"(?<![\w-])([^\W\d_]{2,})-$")  # a word of two or more letters, then the hyphen
+_BROKEN_COMPOUND = re.compile(r"[^\W\d_]-[^\W\d_]+-$")  # a compound broken after one of its hyphens
 _WORD_FORM = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 

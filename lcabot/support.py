@@ -274,14 +274,18 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
     spaced = _spaceless(joined)
     missing = []
     for term in specific_terms(question):
+        if _VERSION.match(term):  # (named only as one still to come it is not held: "Data-sharing requirements for
+            # end-of-life emissions will be further defined in Version 2 of the Pathfinder Framework", p. 45)
+            mentions = _version_mentions(term, joined)
+            if not any(not _to_come(joined, m) for m in mentions):
+                missing.append(f"{term} other than as one still to come" if mentions else term)
+            continue
         forms = forms_of(term)
         if any(_word_in(form, joined) for form in forms) or _spelled_out(term, joined):
             continue
         if any(c.isdigit() for c in term) and _spaceless(term) in spaced:  # "14067:2018" = "14067: 2018"
             continue
-        if _VERSION.match(term) and _version_in(term, joined):  # "Version 1.0" is printed "Version 1", "v1"
-            continue
-        if in_library(term) or _DATED.search(term) or _VERSION.match(term):  # an edition the library lacks
+        if in_library(term) or _DATED.search(term):  # an edition the library lacks
             missing.append(term)
     return missing
 
@@ -290,14 +294,30 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
 # auction", "the third call"
 _EDITION = re.compile(r"\b(first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th)\s+(?:[\w-]+\s+){0,3}?"
                       r"(auction|call|round|edition|phase|cohort)s?\b", re.I)
+# words naming an edition or a version as one still to come, before it ("… will be further defined in Version 2",
+# "Further topics for inclusion in Version 2", "… prepare the Terms & Conditions for a third auction", "the Commission
+# plans to launch the second auction") or after it ("Version 2 will be developed …", "Version 2 of the Pathfinder
+# Framework may include these stages", "… for a third auction for hydrogen, which it aims to launch before the end of
+# 2025")
+_TO_COME_BEFORE = re.compile(r"(?:\b(?:will|may|might)\b[^.!?]{0,40}\b(?:in|of|for)\s+(?:the\s+|a\s+)?|"
+                             r"\bfor inclusion in\s+|\bprepare the terms\b[^.!?]{0,30}|"
+                             r"\b(?:plans?|aims?) to launch\s+(?:the\s+|a\s+)?|"
+                             r"\b(?:upcoming|forthcoming|future|next)\s+(?:[\w-]+\s+){0,2})$", re.I)
+_TO_COME_AFTER = re.compile(r"^[^.!?]{0,45}?\b(?:will (?:be (?:further )?)?(?:developed|launched|published|released|"
+                            r"defined|opened|look)|may include|(?:which|that) (?:it|they|the \w+) aims? to launch|"
+                            r"to be launched|is planned)\b", re.I)
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
 
 
-def editions(text: str) -> dict[str, set[str]]:
+def editions(text: str, held: bool = False) -> dict[str, set[str]]:
     """The editions of a series ``text`` names, by series: ``{"auction": {"second"}}`` for "the second auction under
-    the European Hydrogen Bank"."""
+    the European Hydrogen Bank"; with ``held``, not those of sentences naming them as still to come ("… the Terms &
+    Conditions for a third auction for hydrogen, which it aims to launch before the end of 2025", Hydrogen Bank second
+    auction news, p. 1, says nothing of the third auction's results)."""
     named: dict[str, set[str]] = {}
     for m in _EDITION.finditer(text):
+        if held and _to_come(text, m):
+            continue
         ordinal = m.group(1).lower()
         named.setdefault(m.group(2).lower(), set()).add(_ORDINALS.get(ordinal, ordinal))
     return named
@@ -338,8 +358,10 @@ def unaddressed_terms(question: str, answering: Sequence[str]) -> list[str]:
     concepts = {m.name for m in _concepts_named(joined)}
     product = [w for w in measured_product(question) if not term_present(w, joined)
                and not {m.name for m in _concepts_named(w)} & concepts]
-    printed = editions(joined)
-    unheld = [f"the {ordinal} {series}" for series, ordinals in editions(question).items()
+    printed, to_come = editions(joined, held=True), editions(joined)
+    unheld = [f"the {ordinal} {series}" + (" other than as one still to come" if ordinal in to_come.get(series, set())
+                                           else "")
+              for series, ordinals in editions(question).items()
               if not ordinals & printed.get(series, set()) for ordinal in sorted(ordinals)]
     return list(dict.fromkeys([*names, *product, *unheld]))
 
@@ -399,11 +421,19 @@ def forms_of(term: str) -> tuple[str, ...]:
     return (term, *number, *place_aliases().get(term, ()))
 
 
-def _version_in(term: str, text: str) -> bool:
-    """``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1", or as a file
-    name's words ("ec pefcr guidance v6 3" for v6.3)."""
+def _version_mentions(term: str, text: str) -> list[re.Match[str]]:
+    """Where ``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1", or as a
+    file name's words ("ec pefcr guidance v6 3" for v6.3)."""
     number = r"[.\s_-]".join(re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1)).split("."))
-    return re.search(rf"(?:\bversion\s*|\bv){number}(?:\.0)*(?![._-]?\d)", text, re.I) is not None
+    return list(re.finditer(rf"(?:\bversion\s*|\bv){number}(?:\.0)*(?![._-]?\d)", text, re.I))
+
+
+def _to_come(text: str, mention: re.Match[str]) -> bool:
+    """``mention`` names an edition or a version as one still to come: "… will be further defined in Version 2",
+    "Further topics for inclusion in Version 2", "Version 2 of the Pathfinder Framework may include these stages"
+    (Pathfinder Framework v1, pp. 8, 45, 48)."""
+    return (_TO_COME_BEFORE.search(text[max(0, mention.start() - 60):mention.start()]) is not None
+            or _TO_COME_AFTER.search(text[mention.end():mention.end() + 80]) is not None)
 
 
 def _word_in(word: str, text: str) -> bool:

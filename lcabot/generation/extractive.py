@@ -3,6 +3,7 @@ of the evidence ledger (DESIGN.md §11)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -32,6 +33,7 @@ from lcabot.questions import (
     QuestionFrame,
     asked_noun,
     asked_term,
+    asks_change,
     attributed_source,
     defines_as,
     each_thing,
@@ -600,6 +602,25 @@ _STANCE = re.compile(r"\b(?:should|must|shall|(?:we|authors|paper|study) (?:reco
                      r"(?:is|are) not correct|cannot|can(?: also)? be used)\b", re.I)
 _ASKS_WHICH = re.compile(r"^\s*(?:[^,?]{0,80},\s*)?(?:which|what)\b", re.I)  # ("In the ILCD …, what are …")
 _ENUMERATES = re.compile(r":\s*[^:;.]{3,}(?:,[^,;:.]{3,}){2,}")  # "…were evaluated: a, b, c and d"
+_STATES_CHANGE = re.compile(r"\b(?:reduc|increas|decreas|lower|cut|sav|ris|fall|fell|drop)\w*\b[^.;]{0,60}?\bby\s+"
+                            r"(?:about\s+|around\s+|approximately\s+|almost\s+|over\s+|some\s+)?[-−]?\d|"
+                            r"\bfrom\s+[-−]?\d[\d.,]*\s*[^\s\d]*\s+to\s+(?:only\s+|just\s+)?[-−]?\d", re.I)
+_SHARE_OF_WHOLE = re.compile(r"\b(?:share|percentage|proportion|fraction)\s+of\b", re.I)
+_PERCENT_OF = re.compile(r"%\s+of\s+(?:the\s+|its\s+|their\s+)?((?:[A-Za-z][A-Za-z-]*(?:['’]s)?\s?){1,3})")
+
+
+def _share_of_another(text: str, question: str) -> bool:
+    """``text`` gives a share of another whole than the one ``question`` asks a share of: "less than 1% of beef's
+    GHG emissions" (of one food) or "only 0.16% of food miles" (of distance) for "what share of food's greenhouse gas
+    emissions typically comes from transport" (Ritchie 2020, pp. 2–3): the possessor or the head noun after "% of"
+    is not in the question."""
+    for m in _PERCENT_OF.finditer(text):
+        words = list(itertools.takewhile(lambda w: w.lower() not in STOPWORDS, m.group(1).split()))
+        whose = [w for w in words if re.search(r"['’]s$", w)]
+        if any(not term_present(re.sub(r"['’]s$", "", w).lower(), question) for w in whose) or (
+                words and not term_present(words[-1].lower(), question)):
+            return True
+    return False
 _RATIO = re.compile(r"\b\d+(?:[.,]\d+)?(?:\s*times|-fold)\s+(?:more|less|higher|lower|greater|smaller)\b", re.I)
 
 
@@ -649,6 +670,13 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
                                                           candidates[i].text, re.I)] or stating or totals
     if not stating:
         return order
+    # a question asking by how much a result changes is answered by a span stating the change ("… which reduces GHG
+    # emissions by about 44% from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU", Burchart et al. 2023, p. 11), not by
+    # one comparing the result with another study's ("… one sees emission differences of 1.7 kg CO2eq. to the
+    # disadvantage of the Shell technology", p. 13)
+    if asks_change(asked.asking):
+        stating = [i for i in stating if _STATES_CHANGE.search(candidates[i].reading or candidates[i].text)] \
+            or stating
     # the first of those holding a word of the question's own (not one that only names the document): "How much
     # support in total …" is answered by "The total amount of support comes to EUR 694 521 237", not by the next
     # auction's budget of EUR 1.2 billion, which ranks higher for being about the auction
@@ -668,6 +696,11 @@ def _value_first(order: list[int], candidates: Sequence[Evidence], asked: Questi
     if _BIO_BASED.search(asked.text) and not _FOSSIL_WORD.search(asked.text):
         stating = [i for i in stating if not _FOSSIL_PRODUCT.search(candidates[i].reading or candidates[i].text)] \
             or stating
+    # (a share of the whole the question names, not of one of its kinds: "what share of food's greenhouse gas
+    # emissions … comes from transport" by "For most food products, it accounts for less than 10%", not by "less than
+    # 1% of beef's GHG emissions", Ritchie 2020, p. 2)
+    if _SHARE_OF_WHOLE.search(asked.asking):
+        stating = [i for i in stating if not _share_of_another(candidates[i].text, asked.asking)] or stating
     per = per_unit(asked.asking)
     if any(per):
         stating = [i for i in stating if states_per(candidates[i].reading or candidates[i].text, per)] or stating

@@ -438,14 +438,20 @@ def test_another_product_or_an_edition_the_library_lacks_is_not_answered(answere
 
 
 def test_a_part_answered_in_other_words_is_not_reported_as_not_stated_pathfinder(answerer):
-    """Pathfinder Framework v1, 4.3 Boundary, p. 18: "The boundary of the Pathfinder Framework … is a cradle-to-gate
-    PCF" answers what boundary it "requires"; 4.2, p. 18: the 100-year GWP factors from IPCC AR5."""
+    """Pathfinder Framework v1, p. 13: "• The boundary of the Framework is a cradle-to-gate PCF, comprising all stages
+    of the product life cycle (including transportation), but excluding downstream emissions …" (the summary's
+    bullet, read whole since its bullet is its own item) and 4.3 Boundary, p. 18: "The boundary of the Pathfinder
+    Framework … is a cradle-to-gate PCF" answer what boundary it "requires"; 4.2, p. 18: the 100-year GWP factors
+    from IPCC AR5."""
     answer = answerer.ask("What system boundary does the WBCSD Pathfinder Framework Version 1 require for product "
                           "carbon footprints, and which GWP characterization factors must be used?")
-    assert answer.text.startswith("“The boundary of the Pathfinder Framework, that is, the processes and their "
-                                  "associated emissions that should be accounted for and exchanged as part of the PCF "
-                                  "by a company, is a cradle-to-gate PCF.” [1]")
-    assert (answer.citations[0].section, answer.citations[0].page) == ("4.3 Boundary", 18)
+    assert answer.text.startswith("“• The boundary of the Framework is a cradle-to-gate PCF, comprising all stages of "
+                                  "the product life cycle (including transportation), but excluding downstream "
+                                  "emissions from product use and end-of-life” [1]")
+    assert answer.citations[0].page == 13
+    assert "“The boundary of the Pathfinder Framework, that is, the processes and their associated emissions that "\
+           "should be accounted for and exchanged as part of the PCF by a company, is a cradle-to-gate PCF.”" in \
+           answer.text
     assert "IPCC Assessment Report AR 5" in answer.text
     assert not [n for n in answer.notes if "do not state this part" in n]
 
@@ -1425,3 +1431,28 @@ def test_review_35_emission_fractions_the_studys_own_design_and_a_counted_list(a
     assert first.startswith("Under “In addition, and only for Process data sets, three levels of data quality are "
                             "differentiated") and "High quality data Basic quality data Data estimate" in first
     assert "These are defined to be in place for up to 3 years." in levels.text
+
+
+def test_review_36_a_stated_change_a_share_of_the_whole_and_a_version_still_to_come(answerer):
+    """Review 36, Q06, Q11, O2, O3. Burchart et al. 2023, p. 11: "… reduces GHG emissions by about 44% from 34.8
+    kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" answers by how much sequestration cuts them, not the comparison with a
+    cited factor (p. 13). Ritchie 2020, p. 2: "For most food products, it accounts for less than 10%" is food's
+    share, "less than 1% of beef's GHG emissions" one food's. The library names the third auction and the
+    Pathfinder Framework's Version 2 only as still to come: both refused."""
+    cut = answerer.ask("In Burchart et al. (2023), by how much does CO2 sequestration reduce the GHG emissions per "
+                       "functional unit of hydrogen from Shell coal gasification?")
+    assert "reduces GHG emissions by about 44% from 34.8 kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" in \
+        cut.text.split("\n")[0]
+    share = answerer.ask("According to Our World in Data, what share of food's greenhouse gas emissions typically "
+                         "comes from transport, and how much more CO2eq per tonne-kilometre does air freight emit than "
+                         "shipping by boat?")
+    assert "For most food products, it accounts for less than 10%" in share.text.split("\n")[0]
+    assert "it emits 50 times more CO2eq than boat per tonne kilometer" in share.text
+    third = answerer.ask("How many projects were awarded funding in the third European Hydrogen Bank auction, and "
+                         "what was the total grant amount?")
+    assert third.abstained and "never mention the third auction other than as one still to come" in third.text
+    v2 = answerer.ask("What does version 2 of the WBCSD Pathfinder Framework require for accounting end-of-life "
+                      "emissions?")
+    assert v2.abstained and "never mention version 2 other than as one still to come" in v2.text
+    v1 = answerer.ask("What system boundary does the WBCSD Pathfinder Framework version 1 use?")
+    assert not v1.abstained and "cradle-to-gate PCF" in v1.text.split("\n")[0]

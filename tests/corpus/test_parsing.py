@@ -437,3 +437,13 @@ def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
         assert countries[" ".join(item.split())].endswith("The selected projects are located in four European "
                                                           "countries:"), item
     assert all(u.context == "" for u in units if u.text.startswith("The Innovation Fund will support"))
+
+
+def test_a_links_words_are_spaced_from_the_words_before_them_hydrogen_bank_2025_p1():
+    """The second auction's news item, printed from a web page, sets its links in bold touching the words before
+    them: "for athird auction", "(CINEA)evaluation", "Themore than €4.8 billion"."""
+    news = CORPUS / "perspectives" / "eu_funding" / "ec-2025-hydrogen-bank-second-auction-bids.pdf"
+    text = " ".join(parse_pdf(news.read_bytes(), news.name).page_texts[0].split())
+    assert "the Terms & Conditions for a third auction for hydrogen" in text
+    assert "Executive Agency (CINEA) evaluation results by the end of May 2025" in text
+    assert "The more than €4.8 billion" in text and "athird" not in text

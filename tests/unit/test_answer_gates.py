@@ -227,6 +227,7 @@ def test_line_end_hyphens_are_joined_unless_the_document_writes_the_compound():
     assert join_lines(["the company-", "specific data"], vocabulary) == "the company-specific data"
     assert join_lines(["1,4-", "dichlorobenzene"], vocabulary) == "1,4-\ndichlorobenzene"
     assert join_lines(["n-", "hexane"], vocabulary) == "n-\nhexane"
+    assert join_lines(["in this cradle-to-", "gate PCF"], vocabulary) == "in this cradle-to-gate PCF"
 
 
 def test_a_sentence_continues_across_a_break_until_its_number():
@@ -235,6 +236,9 @@ def test_a_sentence_continues_across_a_break_until_its_number():
     assert continues_sentence("the production of 1 kg of hydrogen generates", "9.4 kg CO2eq.")
     assert not continues_sentence("Ranking shall start from the highest contributors.", "This procedure")
     assert not continues_sentence("default data:", "|Truck|130|")
+    # (a section number printed beside a bullet is no value of it: Pathfinder Framework p. 13)
+    assert not continues_sentence("• Emissions from the end-of-life stage are not included in the Framework Version 1 "
+                                  "boundary", "5.2")
 
 
 def test_a_figure_caption_between_a_sentence_and_its_continuation_is_read_after_it():
@@ -1532,3 +1536,43 @@ def test_review_33_products_made_from_ranks_dismissed_arguments_sizes_and_labels
     assert kind_of("PEFCR Guidance 6.3: how is the 1% cut-off rule applied") == "procedure"
     # (nor is a value in an aside the value asked for: which methods, Groen et al. 2016, p. 1)
     assert kind_of("which performed best with large input uncertainties (cv 30%)") == "list"
+
+
+def test_a_version_or_an_auction_named_only_as_one_still_to_come_is_not_held():
+    """Pathfinder Framework v1 names Version 2 only as what it will hold ("Data-sharing requirements for end-of-life
+    emissions will be further defined in Version 2 of the Pathfinder Framework", p. 45); the Hydrogen Bank's second
+    auction news names the third auction only as one to launch (p. 1). Neither answers a question about them."""
+    from lcabot.support import absent_from_passages, unaddressed_terms
+
+    pathfinder = ["Pathfinder Framework | wbcsd pathfinder framework v1 Data-sharing requirements for end-of-life "
+                  "emissions will be further defined in Version 2 of the Pathfinder Framework. Further topics for "
+                  "inclusion in Version 2 are already highlighted throughout."]
+    assert absent_from_passages("What does version 2 of the WBCSD Pathfinder Framework require for end-of-life "
+                                "emissions?", pathfinder, lambda _: True) == [
+        "version 2 other than as one still to come"]
+    assert absent_from_passages("What does version 1 of the WBCSD Pathfinder Framework require for end-of-life "
+                                "emissions?", pathfinder, lambda _: True) == []
+    news = ["The Commission will draw on the lessons learned from this second auction of the European Hydrogen Bank "
+            "to prepare the Terms & Conditions for a third auction for hydrogen, which it aims to launch before the "
+            "end of 2025."]
+    assert unaddressed_terms("How many projects won the third European Hydrogen Bank auction?", news) == [
+        "the third auction other than as one still to come"]
+    assert unaddressed_terms("How many bids did the second European Hydrogen Bank auction receive?", news) == []
+
+
+def test_a_share_of_another_whole_and_a_stated_change():
+    """Ritchie 2020, pp. 2–3: "less than 1% of beef's GHG emissions" and "0.16% of food miles" are shares of another
+    whole than food's emissions; Burchart et al. 2023, p. 11: "… reduces GHG emissions by about 44% from 34.8
+    kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" states a change, "emission differences of 1.7 kg CO2eq." (p. 13) none."""
+    from lcabot.generation.extractive import _STATES_CHANGE, _share_of_another
+
+    asked = "what share of food's greenhouse gas emissions typically comes from transport"
+    assert _share_of_another("Transport typically accounts for less than 1% of beef’s GHG emissions", asked)
+    assert _share_of_another("Very little food is air-freighted; it accounts for only 0.16% of food miles.", asked)
+    assert not _share_of_another("For most food products, it accounts for less than 10%, and it’s much smaller",
+                                 asked)
+    assert not _share_of_another("at least 95% of the total emissions must be assessed",
+                                 "how much of the total emissions must be assessed")
+    assert _STATES_CHANGE.search("which reduces GHG emissions by about 44% from 34.8 kgCO2(eq)/FU to only 19.5")
+    assert not _STATES_CHANGE.search("one sees emission differences of 1.7 kg CO2eq. to the disadvantage of the "
+                                     "Shell technology")
