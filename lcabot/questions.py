@@ -695,9 +695,12 @@ def asked_term(part: str) -> str:
     # value shall be equal to 0 as default", PEFCR guidance p. 114)
     # (nor which thing ranks first: "what is the dominant contributor to GHG emissions" is answered by "The dominant
     # contribution, over 60%, to GHG here is direct CO2 emissions …", Burchart et al. 2023, p. 11)
+    # (nor an amount: "what is the annual apple harvest there" is answered by "The annual harvest is around 950,000
+    # tonnes", Wikipedia, South Tyrolean apple, p. 2)
     return "" if re.search(r"\bvalues?$|^default\b|\b[A-Z]\d{0,2} factors?$|^(?:dominant|main|largest|biggest|"
                            r"greatest|highest|lowest|smallest|primary|principal|leading|major|least|"
-                           r"most(?! relevant))\b", term) else term
+                           r"most(?! relevant))\b|^(?:annual|yearly|total|average)\b|\b(?:harvest|production|output|"
+                           r"yield|consumption|demand|budget|capacity)$", term) else term
 
 
 # the concepts a study sets by stating what they are ("the FU is 1 kg of hydrogen at 88 MPa")

@@ -1456,3 +1456,14 @@ def test_review_36_a_stated_change_a_share_of_the_whole_and_a_version_still_to_c
     assert v2.abstained and "never mention version 2 other than as one still to come" in v2.text
     v1 = answerer.ask("What system boundary does the WBCSD Pathfinder Framework version 1 use?")
     assert not v1.abstained and "cradle-to-gate PCF" in v1.text.split("\n")[0]
+
+
+def test_review_37_an_amount_asked_with_what_is_is_not_noted_unstated(answerer):
+    """Review 37, Q15: "The annual harvest is around 950,000 tonnes, around half of which is marketed in Italy."
+    (Wikipedia, South Tyrolean apple, p. 2) was quoted, and a note said the harvest part was not stated: "what is
+    the annual apple harvest" was read as asking what the term means."""
+    answer = answerer.ask("How large is the South Tyrolean apple-growing area, and what is the annual apple harvest "
+                          "there?")
+    assert "18,400 hectares" in answer.text.split("\n")[0]
+    assert "“The annual harvest is around 950,000 tonnes, around half of which is marketed in Italy.”" in answer.text
+    assert _not_stated_notes(answer) == []

@@ -190,3 +190,13 @@ def test_a_step_of_the_studys_own_method_citing_its_data_is_not_another_works_re
     assert reports_other_work("Previous studies found that 3.05 kg CO2e are emitted in the processing phase "
                               "(Killian et al., 2013).")
     assert reports_other_work("The GHG emissions were estimated at 0.46 kg CO2-eq./kg H2 by Smith et al. (2019).")
+
+
+def test_an_amount_asked_with_what_is_is_no_term_to_define():
+    """"what is the annual apple harvest there" asks an amount ("The annual harvest is around 950,000 tonnes",
+    Wikipedia, South Tyrolean apple, p. 2), not what a harvest is; "what is the functional unit" asks a term."""
+    from lcabot.questions import asked_term
+
+    assert asked_term("what is the annual apple harvest there") == ""
+    assert asked_term("and what is the total budget") == ""
+    assert asked_term("what is the functional unit") == "functional unit"
