@@ -10,17 +10,17 @@ from typing import NamedTuple
 
 from lcabot.gates import OWN_STEP, reports_other_work
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
+from lcabot.normalize import BULLET_GLYPHS, CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25
-_PARAGRAPH_AFTER_LIST = re.compile(r"\n\n(?!\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|o)\s)\s*\S")  # one that is no item
+_PARAGRAPH_AFTER_LIST = re.compile(rf"\n\n(?!\s*(?:[{BULLET_GLYPHS}*–-]|o)\s)\s*\S")  # one that is no item
 _NAVIGATION = re.compile(r"^(?:more information|related (?:links|content|articles|news)|useful links|see also|"
                          r"further reading|read more)\s*:?$", re.I)
-_SHORT_ITEM = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]\s+.*[A-Za-z]{3}")  # a bulleted item naming something
+_SHORT_ITEM = re.compile(rf"^[{BULLET_GLYPHS}*–-]\s+.*[A-Za-z]{{3}}")  # a bulleted item naming something
 # a short list item stating a value under its label is quotable on its own ("• Budget: €195,000,000", "• Deadline:
 # April 18, 2023", Clean Hydrogen JU topic HORIZON-JTI-CLEANH2-2023-03-01, p. 1)
-_LABELLED_VALUE = re.compile(r"^\s*(?:[•●▪\uf0b7]|[-–])\s+[^\W\d_][^:]{1,40}:\s*\S*\d")
+_LABELLED_VALUE = re.compile(rf"^\s*[{BULLET_GLYPHS}–-]\s+[^\W\d_][^:]{{1,40}}:\s*\S*\d")
 # A numbered heading run into the text that follows it, the parser not having set it apart (Pathfinder Framework
 # p. 33: "7.2 Details on the required data elements 7.2.1 Time period Emissions shall be calculated …")
 _INLINE_HEADING = re.compile(
@@ -244,13 +244,13 @@ _REFERS_BACK = re.compile(r"^(?:[A-Z][^,;:]{0,60},\s+)?(?:it|they|its|their|thes
                           r"Those|Such|This(?!\s+(?:study|paper|article|work|report|guidance|document|section|chapter|"
                           r"annex|table|figure|framework|standard)\b))\b"
                           r"(?!\s+is\s+(?:also\s+)?(?:important|necessary|possible|recommended|assumed|noted|clear|"
-                          r"worth)\b|\s+(?:is|has been)\s+(?:often\s+|sometimes\s+|commonly\s+|frequently\s+|"
+                          r"worth)\b|\s+(?:is|has(?:\s+also)?\s+been)\s+(?:also\s+|often\s+|sometimes\s+|commonly\s+|frequently\s+|"
                           r"widely\s+)?(?:claimed|argued|suggested|said|believed)\s+that\b|"
                           r"(?<=[Ii]t)\s+(?:can|could|should|must|may|might|will|would)\s+(?:also\s+)?be\b|"
                           r"\s+(?:also\s+)?(?:seems|appears)\b)")
 # (an impersonal "it": "It is important to note …", "From these results, it can be concluded …", "It seems strange
-# not to accept …", "It is often claimed that …", a claim the document reports and may go on to reject: Finnveden et
-# al. 2022, p. 3)
+# not to accept …", "It is often claimed that …", "It has also been suggested that …", a claim the document reports
+# and may go on to reject: Finnveden et al. 2022, pp. 3–4)
 # a sentence drawing its point from the one before it ("… sold in mass units. Therefore, for the present analysis,
 # the FU is 1 kg of hydrogen at 88 MPa", Burchart et al. 2023, p. 5); not from a cited work's result, which the
 # document's own conclusion answers on its own

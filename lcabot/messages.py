@@ -363,6 +363,12 @@ def table_statement(table: str, readings: Sequence[str]) -> str:
     return f"{table}: {rows}" if table else rows
 
 
+def extreme_statement(label: str, rows: str) -> str:
+    """Table rows quoted for the extreme value of one column a question asks: ``Lowest “Bid price (EUR/kg)” of the
+    table's rows: eNRG Lahti Nordic Ren-Gas Oy Finland: Bid price (EUR/kg) 0.37; …``."""
+    return f"{label} of the table's rows: {rows}"
+
+
 def list_statement(lead_in: str, items: Sequence[str]) -> str:
     """List items under the sentence that introduces them: ``Under “For all other products …:”: “● 130 km …”
     “● 240 km …” “● 270 km …”``."""

@@ -20,8 +20,11 @@ _NON_KEY = re.compile(r"[\s\"'`\u2018\u2019\u201c\u201d|*]+")
 # bullets the Symbol and Wingdings fonts print from the private use area (JRC ILCD compliance rules, p. 16), shown as
 # the bullets they are
 _PRIVATE_BULLETS = str.maketrans({"\uf0b7": "•", "\uf0a7": "▪", "\uf0a8": "▫"})
+# the glyphs that open a bulleted item, as a character class body: Unicode bullets and the Symbol/Wingdings ones from
+# the private use area (before they are shown as the bullets they are)
+BULLET_GLYPHS = "•●▪▫◦‣\uf0b7\uf0a7\uf0a8"
 # "● …", "- …", "3) …", and the "o" that word processors print as a second-level bullet ("o Situation C1 …")
-LIST_ITEM = re.compile(r"^\s*(?:[•●▪▫◦‣\uf0b7\uf0a7\uf0a8*–-]|\(?[a-z0-9ivx]{1,4}[.)]|o(?=\s+[A-Z]))\s+")
+LIST_ITEM = re.compile(rf"^\s*(?:[{BULLET_GLYPHS}*–-]|\(?[a-z0-9ivx]{{1,4}}[.)]|o(?=\s+[A-Z]))\s+")
 PLACEHOLDER_CELL = re.compile(r"^Col\d+$")  # PyMuPDF's name for a table header cell it found empty
 # a sentence naming its subject only as the case the sentence before it sets out ("In such a case, the climate
 # change impact of UCO-PP could potentially be reduced by a third", Moretti et al. 2020, p. 7, after "… if hydrogen

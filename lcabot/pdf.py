@@ -17,7 +17,7 @@ from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker, is_contents
-from lcabot.normalize import PLACEHOLDER_CELL, document_vocabulary, join_lines, match_key
+from lcabot.normalize import BULLET_GLYPHS, PLACEHOLDER_CELL, document_vocabulary, join_lines, match_key
 from lcabot.retrieval import content_terms
 from lcabot.support import term_present
 
@@ -904,14 +904,14 @@ def _continues(prev: _Line, ln: _Line) -> bool:
             and not _BULLETED.match(ln.text))  # and each bulleted item
 
 
-_BULLETED = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8]\s")
+_BULLETED = re.compile(rf"^[{BULLET_GLYPHS}]\s")
 
 
 def _column_sorted_lines(lines: list[_Line], width: float) -> list[_Line]:
     return _join_fragments(_reading_order([(ln.bbox, ln) for ln in _with_bullets(lines)], width), width)
 
 
-_LONE_BULLET = re.compile(r"^[•●▪▫◦‣\uf0b7\uf0a7\uf0a8]$")
+_LONE_BULLET = re.compile(rf"^[{BULLET_GLYPHS}]$")
 
 
 def _with_bullets(lines: list[_Line]) -> list[_Line]:

@@ -42,8 +42,9 @@ _DEFINITION = re.compile(r"(?:^|,)\s*what (?:is|are|does|do|was|were)\b|\bstand 
                          r"\bfunctional unit\b|\bdeclared unit\b|\bso-called\b", re.I)
 # a part asking where a value comes from, not for the value: "which source shall the 100-year GWP characterisation
 # factors be derived from" (Pathfinder Framework: "the IPCC Assessment Report AR 5", p. 18)
-_SOURCE = re.compile(r"(?:^|,)\s*(?:and\s+)?(?:which|what)\s+(?:sources?|standards?|reports?|databases?|datasets?|"
-                     r"references?|guidelines?)\b|"
+# (words may stand before the noun: "which IPCC assessment report must the GWP characterization factors come from")
+_SOURCE = re.compile(r"(?:^|,)\s*(?:and\s+)?(?:which\s+(?:[\w-]+\s+){0,2}?|what\s+(?-i:[A-Z][\w-]*\s+){0,2})"
+                     r"(?:sources?|standards?|reports?|databases?|datasets?|references?|guidelines?)\b|"
                      # which set of values to use, not a value: "which GWP values do you have to use" (Pathfinder
                      # Framework p. 18: "… shall be derived from the IPCC Assessment Report AR 5")
                      r"\bwhich\s+(?:[\w-]+\s+)?(?:values|factors)\s+(?:do|does|should|shall|must|to|are)\b", re.I)
@@ -394,7 +395,9 @@ def kind_of(question: str) -> str:
         return "definition"  # "How does the guidance define …", "… say the most relevant … should be picked"
     if _EFFECT.search(question):  # "How does CO2 sequestration change the acidification potential …?"
         return "numeric"
-    if _PROCEDURE.search(question) and not re.search(r"\bhow (?:much|many|big|long)\b", question, re.I):
+    # ("what total carbon footprint was calculated for …" asks for the result, Nab & Maslin 2020, p. 12)
+    if _PROCEDURE.search(question) and not re.search(
+            r"\bhow (?:much|many|big|long)\b|\bwhat\b[^?]*\b(?:was|were|is|are)\s+calculated\b", question, re.I):
         return "procedure"
     # "what functional unit …" asks for one; "the GHG emissions per functional unit" for a value
     if re.search(r"(?<!per )(?<!per the )\b(?:functional|declared) unit\b|\bstand for\b|\bdefin(?:e|ed|ition)\b",

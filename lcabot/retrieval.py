@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from lcabot.models import Chunk, Hit
-from lcabot.normalize import for_search
+from lcabot.normalize import BULLET_GLYPHS, for_search
 from lcabot.ports import Embedder, SearchIndex
 from lcabot.support import is_reference_list, split_compounds, term_present
 
@@ -47,7 +47,7 @@ STOPWORDS = frozenset(
 ASKING_DEFINITION = re.compile(r"defin(?:e[sd]?|itions?)|mean(?:s|t)?|stands?")
 # an item of a numbered list, on its own line or after the sentence before it ("These are: 1) LCA results …")
 _NUMBERED_ITEM = re.compile(r"(?:^|(?<=[:;.])\s)\(?\d{1,2}\)\s", re.M)
-_BULLET_LINE = re.compile(r"^[ \t]*[•●▪\uf0b7\uf0a7][ \t]", re.M)
+_BULLET_LINE = re.compile(rf"^[ \t]*[{BULLET_GLYPHS}][ \t]", re.M)
 WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*", re.UNICODE)
 
 

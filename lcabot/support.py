@@ -276,8 +276,8 @@ def absent_from_passages(question: str, passages: Sequence[str], in_library: Cal
     for term in specific_terms(question):
         if _VERSION.match(term):  # (named only as one still to come it is not held: "Data-sharing requirements for
             # end-of-life emissions will be further defined in Version 2 of the Pathfinder Framework", p. 45)
-            mentions = _version_mentions(term, joined)
-            if not any(not _to_come(joined, m) for m in mentions):
+            mentions = [(p, m) for p in passages for m in _version_mentions(term, p)]
+            if not any(not _to_come(p, m) and not _later_edition(term, p) for p, m in mentions):
                 missing.append(f"{term} other than as one still to come" if mentions else term)
             continue
         forms = forms_of(term)
@@ -426,6 +426,22 @@ def _version_mentions(term: str, text: str) -> list[re.Match[str]]:
     file name's words ("ec pefcr guidance v6 3" for v6.3)."""
     number = r"[.\s_-]".join(re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1)).split("."))
     return list(re.finditer(rf"(?:\bversion\s*|\bv){number}(?:\.0)*(?![._-]?\d)", text, re.I))
+
+
+# a document's own version, as its header (title | file name words) prints it: "wbcsd pathfinder framework v1",
+# "ec pefcr guidance v6 3"
+_OWN_VERSION = re.compile(r"\b(?:v|version\s*)(\d+(?:[. ]\d+)?)\b", re.I)
+
+
+def _later_edition(term: str, passage: str) -> bool:
+    """``term`` (a version) is later than the version of the document ``passage`` is from, which can speak of it only
+    as one still to come: "Included in Framework Version 2", a roadmap figure of the Pathfinder Framework v1 (p. 8)."""
+    own = _OWN_VERSION.search(passage[:160].split(" | ", 1)[-1])
+    if own is None:
+        return False
+    def number(printed: str) -> tuple[int, ...]:  # 1.0 is 1
+        return tuple(int(n) for n in re.sub(r"(?:[. ]0)+$", "", printed).split(".") if n) or (0,)
+    return number(own.group(1).replace(" ", ".")) < number(_VERSION.match(term).group(1))
 
 
 def _to_come(text: str, mention: re.Match[str]) -> bool:

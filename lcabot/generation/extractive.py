@@ -93,7 +93,18 @@ _CHOSEN = re.compile(r"\b(?:has|have|had|was|were|is|are) (?:been )?(?:chosen|se
 # a step of a procedure: "To calculate a 1% cut-off order the processes …", "First, …", "Step 2: …"
 _STATES_STEP = re.compile(r"^\W*(?:to (?:calculate|determine|identify|apply|select|derive|obtain|perform|carry out)\b|"
                           r"(?:first(?:ly)?|second(?:ly)?|then|next|finally),|step \d)", re.I)
-_SUPERLATIVE = re.compile(r"\b(?:best|worst|fastest|slowest|highest|lowest|largest|smallest|most|least)\b", re.I)
+_ASKS_SUPERLATIVE = re.compile(r"\b(?:best|worst|fastest|slowest|highest|lowest|largest|smallest|most|least)\b",
+                               re.I)
+# a yes/no question on two things together: "Can system expansion and substitution be used in attributional LCA"
+_ASKS_BOTH = re.compile(r"^\s*(?:can|could|may|should|must|is|are|does|do)\s+(?:[\w-]+\s+)??([\w-]+)\s+and\s+"
+                        r"([\w-]+)\b", re.I)
+# a part asking which row of a table has the extreme value of one column: "which project had the lowest bid price"
+_ASKS_EXTREME = re.compile(r"\b(?:(low|small|cheap|short)est|(high|larg|great|bigg|long)est|(least|fewest)|(most))\s+"
+                           r"((?:[\w-]+\s+){0,3}?[\w-]+)\s*(?:[?,.;]|$|\b(?:and|of|in|among|for|per)\b)", re.I)
+# one value of a table row's reading, after its column's name: "Bid price (EUR/kg) 0.37", "Total requested funding
+# (EUR) EUR 45,228,375", "Climate change 0.63 kg CO2eq"
+_READ_VALUE = re.compile(r"^(?P<name>.+?)\s+\*?\s*(?:EUR\s+|€\s*)?(?P<value>[-−]?\d[\d,]*(?:\.\d+)?)(?![\w/.,])"
+                         r"(?:\s.*)?$")
 _BIO_BASED = re.compile(r"\b(?:UCO|used cooking oil|bio-?based|renewable)\b", re.I)
 _FOSSIL_WORD = re.compile(r"\b(?:petrochemical|fossil|conventional|virgin)\b", re.I)
 _FOSSIL_PRODUCT = re.compile(r"\b(?:petrochemical|fossil(?:-based)?)\s+(?:PP|PE|polypropylene|polyethylene|plastics?|"
@@ -240,6 +251,21 @@ class ExtractiveGenerator:
             valued.insert(max((valued.index(i) for i in leads[1:] if i in valued), default=0) + 1, leads[0])
         order = _definition_first(valued, candidates, first)
         order = _claim_not_first(order, candidates)
+        both = _ASKS_BOTH.match(asked.asking) if not parts else None
+        sides = [[t for t in content_terms(both.group(k)) if t not in naming | subject] for k in (1, 2)] if both else []
+        if sides and all(sides):  # a yes/no question on two things together is led by a span naming both ("Can
+            # system expansion and substitution be used in attributional LCA": "As discussed above, it seems reasonable
+            # that system expansion and substitution can be compatible with ALCA", Finnveden et al. 2022, p. 4, not
+            # the verdict on system expansion alone, p. 3)
+            order = _lead_with(order, lambda i: all(term_present(t, candidates[i].reading or candidates[i].text)
+                                                    for side in sides for t in side)
+                               and not candidates[i].refuted and not _REPORTED_CLAIM.search(candidates[i].text))
+        extreme = _extreme_rows(parts or (asked.asking,), candidates, naming | subject)
+        if extreme:  # the row a part asks for by its extreme value takes its table's place, first for the first part
+            label, rows, part_index = extreme
+            where = 0 if part_index == 0 else next((n for n, i in enumerate(order) if candidates[i].reading
+                                                    and candidates[i].doc_id == candidates[rows[0]].doc_id), 0)
+            order = [*order[:where], rows[0], *(i for i in order[where:] if i != rows[0])]
         if order and candidates[order[0]].refuted and not first.asks_rejected:  # (a statement the document rejects
             # leads only a question asking what it rejects: "Do Finnveden et al. consider system expansion … acceptable
             # …, and why do they reject the '100 % rule'?" is led by its verdict on system expansion, p. 3, not by the
@@ -250,6 +276,7 @@ class ExtractiveGenerator:
         used: set[str] = set()
         per_page: dict[tuple[str, int], int] = {}
         tables: dict[tuple[str, int, str], tuple[int, int]] = {}  # a table → its place in the answer, its first row
+        labels: dict[int, str] = {}  # a place in the answer → the extreme its rows are quoted for
         for i in order:
             e = candidates[i]
             if e.evidence_id in used or e.text in used:
@@ -257,6 +284,8 @@ class ExtractiveGenerator:
             if any(e.text in q.text or q.text in e.text for q in quoted if q.doc_id == e.doc_id and not q.reading):
                 continue  # a sentence quoted with the one it refers back to is not quoted again on its own
             table = (e.doc_id, e.page, e.context)
+            if extreme and e.reading and e.doc_id == candidates[extreme[1][0]].doc_id and i not in extreme[1]:
+                continue  # the table a part asks the extreme of is read for that row only
             if e.reading and table in tables:  # a second row of a table: the table's rows about the question are
                 # read together (Moretti et al. 2020, Table 4: both climate change rows, not water use)
                 place, first = tables[table]
@@ -272,7 +301,11 @@ class ExtractiveGenerator:
                 continue  # a part's best spans are quoted however many others their page gave: all four parts of
                 # "What functional unit, system boundary, LCA approach and geographic scope …" are on Moretti et al.
                 # p. 2
-            if e.reading:  # a row is read with the table's further rows about the question, wherever they rank
+            if extreme and i == extreme[1][0]:  # (tied rows read together)
+                tables[table] = (len(picked), i)
+                labels[len(picked)] = extreme[0]
+                group = [candidates[j] for j in extreme[1]]
+            elif e.reading:  # a row is read with the table's further rows about the question, wherever they rank
                 tables[table] = (len(picked), i)
                 group = _rows_of(e, order, candidates, lambda j, first=i: relevant(j, first))
             else:
@@ -290,8 +323,9 @@ class ExtractiveGenerator:
                 per_page[(best.doc_id, best.page)] = per_page.get((best.doc_id, best.page), 0) + 1
             if len(picked) >= self._max:
                 break
-        return [Claim(statement(*group), tuple(dict.fromkeys([best.evidence_id, *(g.evidence_id for g in group)])),
-                      best.text) for group, best in zip(picked, quoted, strict=True)]
+        return [Claim(messages.extreme_statement(labels[n], statement(*group)) if n in labels else statement(*group),
+                      tuple(dict.fromkeys([best.evidence_id, *(g.evidence_id for g in group)])), best.text)
+                for n, (group, best) in enumerate(zip(picked, quoted, strict=True))]
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
               about: str = "", naming: frozenset[str] = frozenset(), by_rank: bool = True,
@@ -548,14 +582,20 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         plural = next((w for w in reversed(noun.split()) if w not in SORT_NOUNS), "")
         # (not which of them ranks first: "which … methods performed best for small input uncertainties" is not
         # answered by the five methods evaluated, Groen et al. 2016, p. 1)
-        lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None and not _SUPERLATIVE.search(part)
+        lists = plural.endswith("s") and _ASKS_WHICH.match(part) is not None and not _ASKS_SUPERLATIVE.search(part)
+        # (a list answers which of its kind have a property only when it or its lead-in names the property: "which
+        # life cycle stages are excluded from the PCF boundary" is not answered by the five stages, Pathfinder
+        # Framework p. 18, "The life cycle of a product is composed of five stages: …")
+        qualifiers = distinct[n] - set(content_terms(noun))
         formula = ASKS_FORMULA.search(part) is not None  # "how are they combined": its equation, "DQR = (TeR+GR+TiR+
         # P)/4 [Equation 20]" (PEFCR guidance p. 130)
         stating = [i for i in free[:LEAD_WINDOW] if formula and STATES_EQUATION.search(candidates[i].text)] or [
             i for i in free if term and states_term(candidates[i].reading or candidates[i].text, term)] or [
             i for i in free if kinds and _names_kind(candidates[i].reading or candidates[i].text, kinds)] or [
             i for i in free[:LEAD_WINDOW] if lists and (_lists_kind(candidates[i].text, plural)
-                                                         or _item_of_kind(candidates[i], plural))] or [
+                                                         or _item_of_kind(candidates[i], plural))
+            and (not qualifiers or any(term_present(t, f"{candidates[i].context or ''} {candidates[i].text}")
+                                       for t in qualifiers))] or [
             i for i in free[:LEAD_WINDOW] if noun and states_term(candidates[i].reading or candidates[i].text, noun)
             # and holds what this part asks distinctly: "which method was slowest" is not answered by "The
             # comparison of the sensitivity methods was based on four aspects" (Groen et al. 2016, p. 1)
@@ -797,6 +837,53 @@ def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence],
     same = [i for i in order if candidates[i].reading and candidates[i].doc_id == row.doc_id
             and candidates[i].page == row.page and candidates[i].context == row.context and relevant(i)]
     return [candidates[i] for i in sorted(same[:MAX_LIST_ITEMS])]
+
+
+def _column_values(reading: str) -> dict[str, float]:
+    """A table row's values by the name of their column, from its reading (:func:`lcabot.ledger.row_reading`):
+    ``{"Bid price (EUR/kg)": 0.37, …}`` for "eNRG Lahti Nordic Ren-Gas Oy Finland: Bid price (EUR/kg) 0.37; Bid volume
+    (kt H2/10years) 122; …" (Hydrogen Bank pilot auction news, p. 2); a row of sub-tables side by side has none."""
+    if " | " in reading or " · " in reading or ": " not in reading:
+        return {}
+    values = {}
+    for segment in reading.split(": ", 1)[1].split("; "):
+        m = _READ_VALUE.match(segment)
+        if m:
+            values[m.group("name").strip()] = float(m.group("value").replace(",", "").replace("−", "-"))
+    return values
+
+
+def _extreme_rows(parts: Sequence[str], candidates: Sequence[Evidence], naming: frozenset[str]
+                  ) -> tuple[str, list[int], int] | None:
+    """For the first part asking which row of a table has the lowest or highest value of a column ("which project
+    had the lowest bid price"), the label of that extreme ("Lowest “Bid price (EUR/kg)”"), the rows holding it (in
+    the table's order; several when tied) and the part's index; ``None`` when no part asks one or no table of the
+    candidates has a column naming it. The extreme is over every row of the document's tables printing the column:
+    "eNRG Lahti … Bid price (EUR/kg) 0.37" of the six winning bids (Hydrogen Bank pilot auction news, p. 2)."""
+    for n, part in enumerate(parts):
+        asked = _ASKS_EXTREME.search(part)
+        if asked is None:
+            continue
+        lowest = bool(asked.group(1) or asked.group(3))
+        words = [t for t in content_terms(asked.group(5)) if t not in naming]
+        rows = {i: _column_values(e.reading) for i, e in enumerate(candidates) if e.reading}
+        named = {name for values in rows.values() for name in values}
+        held = {name: sum(term_present(t, name) for t in words) for name in named}
+        best = max(held.values(), default=0)
+        chosen = [name for name, k in held.items() if k == best]
+        if not words or best < len(words) or len(chosen) != 1:  # (a column naming every word asked)
+            continue
+        name = chosen[0]
+        docs = {candidates[i].doc_id for i, values in rows.items() if name in values}
+        if len(docs) != 1:
+            continue
+        column = {i: values[name] for i, values in rows.items() if name in values}
+        if len(column) < 2 or len(set(column.values())) < 2:
+            continue
+        edge = min(column.values()) if lowest else max(column.values())
+        label = f"{'Lowest' if lowest else 'Highest'} “{name}”"
+        return label, sorted(i for i, v in column.items() if v == edge), n
+    return None
 
 
 def _claim_not_first(order: list[int], candidates: Sequence[Evidence]) -> list[int]:

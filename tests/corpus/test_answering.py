@@ -1467,3 +1467,64 @@ def test_review_37_an_amount_asked_with_what_is_is_not_noted_unstated(answerer):
     assert "18,400 hectares" in answer.text.split("\n")[0]
     assert "“The annual harvest is around 950,000 tonnes, around half of which is marketed in Italy.”" in answer.text
     assert _not_stated_notes(answer) == []
+
+
+def test_review_37_which_report_and_which_stages_excluded_pathfinder(answerer):
+    """Review 37, Q11: "which IPCC report" was read as asking a value in kg CO2e (the lead was "PCFs shall be
+    exchanged … providing kg of CO₂e per declared unit"), the five life cycle stages answered "which … are excluded",
+    and a note said the exclusions were unstated. The Pathfinder Framework states both: AR 5 (pp. 18, 40) and "… exclude
+    downstream emissions related to the product use and end-of-life stages" (p. 18)."""
+    answer = answerer.ask("Under the WBCSD Pathfinder Framework, which IPCC report must the GWP characterization "
+                          "factors come from, and which life cycle stages are excluded from the PCF boundary?")
+    lines = answer.text.split("\n")
+    assert "IPCC Assessment Report AR 5" in lines[0]
+    assert "exclude downstream emissions related to the product use and end-of-life stages" in lines[1]
+    assert "five stages" not in lines[1]
+    assert _not_stated_notes(answer) == []
+
+
+def test_review_37_a_later_version_and_a_third_auction_are_refused_as_still_to_come(answerer):
+    """Review 37, Q19–Q20: the library holds version 1 of the Pathfinder Framework, whose roadmap figure prints
+    "Included in Framework Version 2" (p. 8), and names a third Hydrogen Bank auction only as one the Commission
+    "aims to launch" (2025 news, p. 1). Both refusals say so, not that no value in kg CO2e or EUR per kg was found."""
+    answer = answerer.ask("Which IPCC assessment report does the WBCSD Pathfinder Framework Version 2 require for GWP "
+                          "characterization factors?")
+    assert answer.abstained
+    assert "never mention Version 2 other than as one still to come" in answer.text
+    answer = answerer.ask("What were the winning bid prices in the third European Hydrogen Bank auction?")
+    assert answer.abstained
+    assert "the third auction other than as one still to come" in answer.text
+
+
+def test_review_37_the_row_with_the_lowest_bid_price_leads(answerer):
+    """Review 37, Q14: "which project had the lowest bid price" quoted the whole pilot bid table and never said which
+    is lowest. Of the six winning bids (Hydrogen Bank pilot news, p. 2) eNRG Lahti's 0.37 EUR/kg is the lowest."""
+    answer = answerer.ask("In the first European Hydrogen Bank auction, which project had the lowest bid price and "
+                          "what was that price?")
+    first = answer.text.split("\n")[0]
+    assert first.startswith("Lowest “Bid price (EUR/kg)” of the table's rows: eNRG Lahti Nordic Ren-Gas Oy Finland: "
+                            "Bid price (EUR/kg) 0.37;")
+    assert "Grey2Green" not in first and "0.48" not in first
+    assert answer.citations[0].page == 2
+
+
+def test_review_37_a_total_calculated_for_two_cases_leads_with_both_values(answerer):
+    """Review 37, Q04: "what total carbon footprint was calculated for conventional coffee from Vietnam and for
+    sustainable coffee from Brazil" was read as asking how it was calculated, and "The carbon footprint was calculated
+    separately for each case study …" led. Nab & Maslin 2020, p. 12: 16.04 and 3.37 kg CO2e kg–1 green coffee."""
+    answer = answerer.ask("In Nab and Maslin's coffee LCA, what total carbon footprint was calculated for conventional "
+                          "coffee from Vietnam and for sustainable coffee from Brazil?")
+    first = answer.text.split("\n")[0]
+    assert "conventional coffee from Vietnam was calculated to have the highest carbon footprint (16.04 kg" in first
+    assert "sustainable coffee from Brazil (3.37 kg CO2e" in first
+
+
+def test_review_37_the_authors_verdict_on_substitution_in_alca_is_quoted(answerer):
+    """Review 37, Q10: "Can system expansion and substitution be used in attributional LCA" quoted the verdict on
+    system expansion only; the authors' own sentence on both (Finnveden et al. 2022, p. 4) was joined to the cited
+    claim after it ("It has also been suggested … [4]") and left out as another work's; it names both and leads."""
+    answer = answerer.ask("Can system expansion and substitution be used in attributional LCA, according to Finnveden "
+                          "et al. (2022)?")
+    assert answer.text.startswith("“As discussed above, it seems reasonable that system expansion and substitution "
+                                  "can be compatible with ALCA.”")
+    assert answer.citations[0].page == 4

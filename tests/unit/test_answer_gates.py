@@ -1576,3 +1576,33 @@ def test_a_share_of_another_whole_and_a_stated_change():
     assert _STATES_CHANGE.search("which reduces GHG emissions by about 44% from 34.8 kgCO2(eq)/FU to only 19.5")
     assert not _STATES_CHANGE.search("one sees emission differences of 1.7 kg CO2eq. to the disadvantage of the "
                                      "Shell technology")
+
+
+def test_the_row_a_part_asks_for_by_its_extreme_value():
+    """Hydrogen Bank pilot auction news, p. 2: of the six winning bids, eNRG Lahti's 0.37 EUR/kg is the lowest bid
+    price; the column is the one naming the words asked ("bid price", not "bid volume"); four bids tie on the highest
+    price; a part asking no extreme, or a column no table prints, picks no row."""
+    from lcabot.generation.extractive import _column_values, _extreme_rows
+
+    bids = [("eNRG Lahti Nordic Ren-Gas Oy Finland", "0.37", "122", "EUR 45,228,375"),
+            ("Grey2Green-II Petrogal S.A. Portugal", "0.39", "216", "EUR 84,227,910"),
+            ("HYSENCIA Angus Spain", "0.48", "17", "EUR 8,104,918"),
+            ("SKIGA Skiga Norway", "0.48", "169", "EUR 81,317,443"),
+            ("Catalina Renato Ptx Holdco Spain", "0.48", "480", "EUR 230,463,819"),
+            ("MP2X Madoquapower 2x Portugal", "0.48", "511", "EUR 245,178,772")]
+    rows = [_evidence(f"|{label}|{price}|{volume}|{funding}|",
+                      reading=f"{label}: Bid price (EUR/kg) {price}; Bid volume (kt H2/10years) {volume}; Expected GHG "
+                              f"abatement (ktCO2/10years) * 836; Total requested funding (EUR) {funding}")
+            for label, price, volume, funding in bids]
+    assert _column_values(rows[0].reading) == {"Bid price (EUR/kg)": 0.37, "Bid volume (kt H2/10years)": 122.0,
+                                               "Expected GHG abatement (ktCO2/10years)": 836.0,
+                                               "Total requested funding (EUR)": 45228375.0}
+    candidates = [_evidence("The projects will produce 1.52 million tonnes of renewable hydrogen."), *rows]
+    assert _extreme_rows(["which project had the lowest bid price", "what was that price"], candidates,
+                         frozenset()) == ("Lowest “Bid price (EUR/kg)”", [1], 0)
+    assert _extreme_rows(["In the first auction, which projects had the highest bid price?"], candidates,
+                         frozenset()) == ("Highest “Bid price (EUR/kg)”", [3, 4, 5, 6], 0)
+    assert _extreme_rows(["what was the total funding", "which project requested the most funding?"], candidates,
+                         frozenset())[1:] == ([6], 1)
+    assert _extreme_rows(["which project had the lowest electricity price?"], candidates, frozenset()) is None
+    assert _extreme_rows(["which project is located in Finland?"], candidates, frozenset()) is None

@@ -200,3 +200,55 @@ def test_an_amount_asked_with_what_is_is_no_term_to_define():
     assert asked_term("what is the annual apple harvest there") == ""
     assert asked_term("and what is the total budget") == ""
     assert asked_term("what is the functional unit") == "functional unit"
+
+
+def test_review_37_which_report_and_a_calculated_total_are_asked_right():
+    """Review 37: "which IPCC report must the GWP characterization factors come from" asks for a report (Pathfinder
+    Framework p. 18, "… derived from the IPCC Assessment Report AR 5"), not a value in kg CO2e; "what total carbon
+    footprint was calculated for …" asks for the result (Nab & Maslin 2020, p. 12, "16.04 kg CO2e kg–1 green
+    coffee"), not how it was calculated; "how was the carbon footprint calculated" still asks the procedure."""
+    from lcabot.questions import kind_of
+
+    assert frame("Under the WBCSD Pathfinder Framework, which IPCC report must the GWP characterization factors come "
+                 "from?").quantity == ""
+    assert kind_of("Which IPCC assessment report does the Pathfinder Framework require for GWP factors?") != "numeric"
+    assert kind_of("What is the GWP of fossil methane?") == "numeric"
+    assert kind_of("In Nab and Maslin's coffee LCA, what total carbon footprint was calculated for conventional "
+                   "coffee from Vietnam?") == "numeric"
+    assert kind_of("How was the carbon footprint calculated?") == "procedure"
+
+
+def test_a_later_version_than_the_documents_own_is_one_still_to_come():
+    """The Pathfinder Framework v1 prints "Included in Framework Version 2" in its roadmap figure (p. 8): a version 1
+    document names version 2 only as one still to come; its own version, however printed, is held."""
+    from lcabot.support import absent_from_passages
+
+    passages = ["Pathfinder Framework | wbcsd pathfinder framework v1 Overview of general setup > 2.3 Version ● Data "
+                "semantics and standards ● Additional elements tbc Included in Framework Version 2 Included in "
+                "Framework Version 1"]
+    assert absent_from_passages("What does the Pathfinder Framework Version 2 require?", passages,
+                                lambda _: True) == ["Version 2 other than as one still to come"]
+    for asked in ("Version 1.0", "Version 1", "v1"):
+        assert absent_from_passages(f"What does the Pathfinder Framework {asked} require?", passages,
+                                    lambda _: True) == []
+
+
+def test_an_impersonal_it_has_also_been_suggested_starts_its_own_sentence():
+    """Finnveden et al. 2022, p. 4: the authors' "As discussed above, it seems reasonable that system expansion and
+    substitution can be compatible with ALCA." is quoted alone, not joined to the cited claim after it."""
+    from lcabot.gates import reports_other_work
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan
+
+    text = ("As discussed above, it seems reasonable that system expansion and substitution can be\ncompatible with "
+            "ALCA. It has also been suggested that there is no strict delimitation of\naverage data for ALCA and "
+            "marginal for CLCA [4].")
+    chunk = Chunk(chunk_id="c", doc_id="d", ordinal=0, section_path=("4 Discussion",), page_start=4, page_end=4,
+                  page_label_start="4", page_label_end="4", kind="text", text=text, search_text=text,
+                  page_spans=(PageSpan(0, 4),))
+    units = quotable_units(chunk)
+    assert [u.text for u in units] == [
+        "As discussed above, it seems reasonable that system expansion and substitution can be compatible with ALCA.",
+        "It has also been suggested that there is no strict delimitation of average data for ALCA and marginal for "
+        "CLCA [4]."]
+    assert [reports_other_work(u.text) for u in units] == [False, True]
