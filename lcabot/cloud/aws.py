@@ -7,6 +7,7 @@ tests). Imported only by the Lambda entry points and ``lcabot dev``, never by th
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import asdict, fields
 
@@ -104,6 +105,19 @@ def _status(item: dict) -> DocumentStatus:
     return DocumentStatus(**values)
 
 
+# SDK loggers that print what goes over the wire at DEBUG: botocore logs every response body ("Response body: …",
+# for GetSecretValue the secret itself), msal and msrest the Bot Framework token exchange
+_WIRE_LOGGERS = ("botocore", "boto3", "s3transfer", "urllib3", "msal", "msrest")
+
+
+def quiet_wire_logging() -> None:
+    """Cap the SDK wire loggers at INFO whatever the function's ``LogLevel`` (the Lambda runtime sets the root
+    logger to DEBUG for ``LogLevel=DEBUG``), so no secret is ever logged: our own loggers keep their level."""
+    for name in _WIRE_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(max(logging.INFO, logger.level))
+
+
 def secret_field(secret_arn: str, name: str, client=None, *, required: bool = True) -> str | None:
     """One field of a JSON secret in Secrets Manager (e.g. ``api_key`` of the Anthropic secret); with
     ``required=False`` an empty or missing field gives ``None`` (the template's placeholder Anthropic key is empty,
@@ -111,8 +125,10 @@ def secret_field(secret_arn: str, name: str, client=None, *, required: bool = Tr
 
     Raises:
         ConfigurationError: the secret cannot be read or is not a JSON object, or (``required``) lacks a non-empty
-            ``name``. The message names the secret and field, never the value.
+            ``name``. The message names the secret and field, never the value; no log at any level holds it
+            (:func:`quiet_wire_logging`).
     """
+    quiet_wire_logging()
     try:
         raw = (client or boto3.client("secretsmanager")).get_secret_value(SecretId=secret_arn)["SecretString"]
         value = json.loads(raw).get(name)

@@ -50,3 +50,27 @@ def test_unreadable_or_incomplete_secrets_name_the_field_never_the_value(secrets
     assert "xoxb-not-json" not in str(err.value)
     with pytest.raises(ConfigurationError, match="ResourceNotFound|ClientError"):
         secret_field("arn:aws:secretsmanager:us-east-1:123456789012:secret:missing-AbCdEf", "api_key")
+
+
+def test_secrets_never_reach_the_logs_at_debug(secrets, caplog):
+    """With ``LogLevel=DEBUG`` the Lambda runtime sets the root logger to DEBUG, where botocore logs every response
+    body: reading the Slack secret must still log neither the bot token nor the signing secret."""
+    import logging
+
+    values = {"bot_token": "xoxb-1111-never-logged", "signing_secret": "5f2c0ffee-never-logged"}
+    arn = secrets.create_secret(Name="slack-debug", SecretString=json.dumps(values))["ARN"]
+    root = logging.getLogger()
+    previous = root.level
+    root.setLevel(logging.DEBUG)
+    try:
+        with caplog.at_level(logging.DEBUG):
+            assert secret_field(arn, "bot_token") == values["bot_token"]
+            assert secret_field(arn, "signing_secret") == values["signing_secret"]
+            logging.getLogger("lcabot.slack").debug("probe")
+    finally:
+        root.setLevel(previous)
+        for name in ("botocore", "boto3", "s3transfer", "urllib3", "msal", "msrest"):
+            logging.getLogger(name).setLevel(logging.NOTSET)
+    for value in values.values():
+        assert value not in caplog.text
+    assert [r.getMessage() for r in caplog.records] == ["probe"]  # our own DEBUG lines still reach the log
