@@ -9,7 +9,8 @@ here imports torch or loads a model, so the acknowledgement stays well inside Sl
 Handled: ``app_mention``; ``message`` in direct messages, in threads the bot answers in, and PDF shares in library
 channels (``LCABOT_SLACK_LIBRARY_CHANNELS``, comma-separated channel ids); ``/lca-report`` (a modal with a PDF
 ``file_input``); ``/lca-mode`` (the channel's retrieval mode); 👍/👎 buttons. The bot's own messages, other bots,
-edits and other message subtypes are ignored.
+edits and other message subtypes are ignored; ``file_shared`` is acknowledged (the message sharing the file is acted
+on).
 """
 
 from __future__ import annotations
@@ -143,6 +144,11 @@ class SlackBot:
         elif thread_ts and thread_ts != event["ts"] and \
                 self.state.in_thread("slack", context.team_id or "", channel, thread_ts):
             self._act(event, context, client)
+
+    def on_file_shared(self, event: dict) -> None:
+        """``file_shared`` comes beside the ``message`` that shares the file, which is what is acted on; it is
+        acknowledged (no listener would mean a 404, which Slack retries)."""
+        logger.debug("file_shared acknowledged: %s", event.get("file_id"))
 
     def _act(self, event: dict, context: BoltContext, client: WebClient) -> None:
         """Claim the message once, then reply or enqueue. A failure Slack's retry can fix (a 5xx, a throttled
@@ -287,6 +293,7 @@ def build_app(bot: SlackBot, *, token: str, signing_secret: str) -> App:
               process_before_response=True, logger=logger)
     app.event("app_mention")(bot.on_mention)
     app.event("message")(bot.on_message)
+    app.event("file_shared")(bot.on_file_shared)
     app.command("/lca-report")(bot.on_report_command)
     app.command("/lca-mode")(bot.on_mode_command)
     app.view(REPORT_CALLBACK)(bot.on_report_submission)

@@ -441,6 +441,16 @@ def test_an_event_without_a_channel_is_acknowledged(slack):
     assert post(ev.event_callback(event))["statusCode"] == 200
 
 
+def test_a_file_shared_event_is_acknowledged_and_acted_on_only_by_its_message(slack):
+    """Slack sends ``file_shared`` beside the ``message`` sharing the file; without a listener Bolt answered 404 and
+    Slack retried it."""
+    before = len(slack.slack.calls_to("chat.postMessage"))
+    event = {"type": "file_shared", "file_id": "F0SHARED", "user_id": "U0ALICE", "channel_id": CHANNEL,
+             "file": {"id": "F0SHARED"}, "event_ts": new_ts()}
+    assert post(ev.event_callback(event))["statusCode"] == 200
+    assert len(slack.slack.calls_to("chat.postMessage")) == before
+
+
 def test_an_unreadable_thread_history_still_gets_an_answer(slack):
     ts = new_ts()
     seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
