@@ -101,8 +101,11 @@ def failed_gate(evidence: Evidence, question: QuestionFrame) -> str | None:
     # (a question asking with and without a measure asks the baseline too: "with and without biogenic carbon
     # removal, and how does it compare with fossil PP" is answered by "Hence, UCO-based PP (baseline) has a 62% lower
     # impact on climate change …", Moretti et al. 2020, p. 10)
+    # (so does one asking only without a measure: "(without biogenic carbon removal) …, and how much lower is it than
+    # petrochemical PP", the same 62%)
     if question.scenario and _BASELINE.search(text) and not any(w in text.lower() for w in question.scenario) \
-            and not _BOTH_WAYS.search(question.text):
+            and not _BOTH_WAYS.search(question.text) \
+            and not all(w.lower().startswith("without ") for w in question.scenario):
         return "baseline"
     # what the span is read under decides on its own: an item under "For all suppliers located outside Europe:" is
     # that case's, whatever it adds; so is a row in the panel "(Sustainable, Exportation) …"

@@ -281,6 +281,11 @@ _COMPARES_BACK = re.compile(r"^(?!.*\bthan\b).*\b(?:is|are|was|were)\s+(?:much\s
                             r"significantly\s+|slightly\s+)?(?:lower|higher|smaller|larger|greater)\b", re.S)
 MAX_JOINED_CHARS = 450  # a sentence and the one it refers back to, together at most this long
 MAX_COMPARED_CHARS = 650  # a comparison and the sentence stating its other side
+# a sentence referring back to limit what it says ("This is, however, a special case and not a general aspect of
+# ALCA.", Finnveden et al. 2022, p. 2, after the case where "the 100 % rule can be valid"): joined whatever the length
+# of the one before it, up to the longest span quoted
+_LIMITS_BACK = re.compile(r"^(?:This|That|These|Those|It|They)\b[^.;]{0,20}\bhowever\b[^.;]{0,80}[.;]?$")
+MAX_LIMITED_CHARS = 900
 
 
 # a chunk opening with the end of a sentence begun before it (in the chunk before the tables between them)
@@ -321,7 +326,8 @@ def _join_short(pieces: list[tuple[int, str, int]], text: str) -> list[tuple[int
               and not ((LIST_ITEM.match(out[-1][1]) or _STATEMENT_ITEM.match(out[-1][1])) and _PLURAL_BACK.match(piece))
               and "\n\n" not in text[out[-1][0]:offset]
               and (((_REFERS_BACK.match(piece) or _FOLLOWS_FROM.match(piece))
-                    and len(out[-1][1]) + len(piece) < MAX_JOINED_CHARS)
+                    and len(out[-1][1]) + len(piece) < (MAX_LIMITED_CHARS if _LIMITS_BACK.search(piece)
+                                                        else MAX_JOINED_CHARS))
                    or ((_COMPARES_BACK.match(piece) or CASE_BACK.match(piece))
                        and len(out[-1][1]) + len(piece) < MAX_COMPARED_CHARS))):
             previous = out.pop()  # "Transport is a small contributor to emissions." + "For most food products, it …"

@@ -435,8 +435,8 @@ EACH = re.compile(r"\b(?:each of|both of|each|both)\s+(?:the|its|their|these|tho
                    r"(?:[\w-]+\s+){0,2}?([a-z]{3,}?)s\b", re.I)
 ORDINALS = ("first", "second", "third", "fourth")
 # (or with "each" after them: "What do the two EU renewable hydrogen (RFNBO) delegated acts formally adopted in June
-# 2023 each cover")
-_EACH_AFTER = re.compile(r"\bthe\s+(?:two|three|four|\d)\s+(?:[\w()-]+\s+){0,6}?([a-z]{3,}?)s\b(?:\s+[\w()-]+){0,6}?"
+# 2023 each cover", "What do the two EU delegated acts on renewable hydrogen (RFNBOs) adopted in 2023 each cover")
+_EACH_AFTER = re.compile(r"\bthe\s+(?:two|three|four|\d)\s+(?:[\w()-]+\s+){0,6}?([a-z]{3,}?)s\b(?:\s+[\w()-]+){0,8}?"
                          r"\s+each\b", re.I)
 
 

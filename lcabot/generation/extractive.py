@@ -93,8 +93,16 @@ _CHOSEN = re.compile(r"\b(?:has|have|had|was|were|is|are) (?:been )?(?:chosen|se
 # a step of a procedure: "To calculate a 1% cut-off order the processes …", "First, …", "Step 2: …"
 _STATES_STEP = re.compile(r"^\W*(?:to (?:calculate|determine|identify|apply|select|derive|obtain|perform|carry out)\b|"
                           r"(?:first(?:ly)?|second(?:ly)?|then|next|finally),|step \d)", re.I)
+# a part asking which of several ranks first or last: "which … methods performed best" is not answered by the list of
+# the methods (Groen et al. 2016, p. 1)
 _ASKS_SUPERLATIVE = re.compile(r"\b(?:best|worst|fastest|slowest|highest|lowest|largest|smallest|most|least)\b",
                                re.I)
+# a part asking which things have a property: "which life cycle stages are excluded from the PCF boundary"
+_ASKS_PROPERTY = re.compile(r"\bwhich\b(?:\s+[\w-]+){1,5}?\s+(?:are|is|were|was)\b", re.I)
+# a question asking how something is done: "how are the most relevant impact categories identified" → ("most relevant
+# impact categories", "identified")
+_ASKS_HOW_DONE = re.compile(r"\bhow\s+(?:is|are|was|were|should|shall|must)\s+(?:the\s+|a\s+|an\s+)?"
+                            r"((?:[\w-]+\s+){0,4}?[\w-]+)\s+([a-z]{4,}ed)\b", re.I)
 # a yes/no question on two things together: "Can system expansion and substitution be used in attributional LCA"
 _ASKS_BOTH = re.compile(r"^\s*(?:can|could|may|should|must|is|are|does|do)\s+(?:[\w-]+\s+)??([\w-]+)\s+and\s+"
                         r"([\w-]+)\b", re.I)
@@ -251,6 +259,17 @@ class ExtractiveGenerator:
             valued.insert(max((valued.index(i) for i in leads[1:] if i in valued), default=0) + 1, leads[0])
         order = _definition_first(valued, candidates, first)
         order = _claim_not_first(order, candidates)
+        how = _ASKS_HOW_DONE.search(parts[0] if parts else asked.asking)
+        if how:  # "how are the most relevant impact categories identified" is led by the span saying how they are:
+            # "The most relevant impact categories shall be identified as all impact categories that cumulatively
+            # contribute to at least 80% …" (PEFCR guidance p. 50), not by "… excluded from the procedure to identify
+            # the most relevant impact categories …" (p. 47)
+            done = re.compile(rf"\b{re.escape(how.group(1))}\s+(?:(?:shall|should|must|can|may|will|are|is|were|was)"
+                              rf"\s+)?(?:\w+\s+)?(?:be\s+)?{re.escape(how.group(2))}\b", re.I)
+            pool = [int(i) for i in rankings[0][:LEAD_WINDOW]] if parts else order[:LEAD_WINDOW]
+            lead = next((i for i in pool if done.search(candidates[i].text)), None)
+            if lead is not None:
+                order = [lead, *(i for i in order if i != lead)]
         both = _ASKS_BOTH.match(asked.asking) if not parts else None
         sides = [[t for t in content_terms(both.group(k)) if t not in naming | subject] for k in (1, 2)] if both else []
         if sides and all(sides):  # a yes/no question on two things together is led by a span naming both ("Can
@@ -586,7 +605,9 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         # (a list answers which of its kind have a property only when it or its lead-in names the property: "which
         # life cycle stages are excluded from the PCF boundary" is not answered by the five stages, Pathfinder
         # Framework p. 18, "The life cycle of a product is composed of five stages: …")
-        qualifiers = distinct[n] - set(content_terms(noun))
+        # (what the study did to them is no property: "which … methods did Groen et al. compare" is answered by "Five
+        # methods … were evaluated: …", Groen et al. 2016, p. 1)
+        qualifiers = distinct[n] - set(content_terms(noun)) if _ASKS_PROPERTY.search(part) else set()
         formula = ASKS_FORMULA.search(part) is not None  # "how are they combined": its equation, "DQR = (TeR+GR+TiR+
         # P)/4 [Equation 20]" (PEFCR guidance p. 130)
         stating = [i for i in free[:LEAD_WINDOW] if formula and STATES_EQUATION.search(candidates[i].text)] or [

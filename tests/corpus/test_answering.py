@@ -1131,7 +1131,11 @@ def test_review_26_how_categories_are_picked_the_100_rule_and_the_second_act(ans
     finnveden = answerer.ask("Do Finnveden and co-authors accept the \"100 % rule\" for attributional LCA, and can "
                              "substitution be used in an ALCA according to them?")
     assert "The 100 % rule interpreted in this way, however, does not seem to be correct" in finnveden.text
-    assert "it also seems reasonable to also accept substitution in ALCA" in finnveden.text
+    # (p. 4, the authors' conclusion on both, quoted on its own since "It has also been suggested …" after it is no
+    # longer read as referring back to it; before, p. 3's "it also seems reasonable to also accept substitution in
+    # ALCA")
+    assert "“As discussed above, it seems reasonable that system expansion and substitution can be compatible with " \
+           "ALCA.”" in finnveden.text.split("\n")[1]
     acts = answerer.ask("What does the second renewable hydrogen delegated act of 2023 cover in the GHG calculation, "
                         "and how much renewable electricity does the Commission think the 10 Mt target needs?")
     assert "the second act takes into consideration, emissions associated with taking electricity from the grid" in \
@@ -1528,3 +1532,43 @@ def test_review_37_the_authors_verdict_on_substitution_in_alca_is_quoted(answere
     assert answer.text.startswith("“As discussed above, it seems reasonable that system expansion and substitution "
                                   "can be compatible with ALCA.”")
     assert answer.citations[0].page == 4
+
+
+def test_review_38_a_special_case_keeps_its_limit_and_each_act_is_answered(answerer):
+    """Review 38, Q10 (misleading) and Q12. Finnveden et al. 2022, p. 2: "Another example where the 100 % rule could be
+    valid … so that the 100 % rule can be valid." was quoted without "This is, however, a special case and not a
+    general aspect of ALCA." after it; the delegated acts news (p. 1): "What do the two … acts … each cover" is
+    answered by the first act and the second act, then the 500 TWh."""
+    finnveden = answerer.ask("Does Finnveden et al. (2022) consider the 100% rule correct, and can system expansion "
+                             "and substitution be used in attributional LCA?")
+    for line in finnveden.text.split("\n"):
+        if "so that the 100 % rule can be valid." in line:
+            assert "so that the 100 % rule can be valid. This is, however, a special case and not a general aspect " \
+                   "of ALCA.”" in line
+    acts = answerer.ask("What do the two EU delegated acts on renewable hydrogen (RFNBOs) adopted in 2023 each cover, "
+                        "and how much renewable electricity does the Commission estimate is needed for the 10 million "
+                        "tonne 2030 target?")
+    lines = acts.text.split("\n")
+    assert "the first act clarifies the principle of “additionality”" in lines[0]
+    assert "the second act takes into consideration, emissions associated with taking electricity from the grid" in \
+        lines[1]
+    assert "around 500 TWh of renewable electricity" in lines[2]
+
+
+def test_review_38_how_categories_are_identified_and_a_reduction_without_a_measure(answerer):
+    """Review 38, Q1 and Q6. PEFCR guidance p. 50: "how are the most relevant impact categories identified" is led by
+    "… shall be identified as all impact categories that cumulatively contribute to at least 80% …", not by the
+    toxicity categories "excluded from the procedure to identify" them (p. 47). Moretti et al. 2020, p. 10: asked
+    "(without biogenic carbon removal) … how much lower is it than petrochemical PP", the baseline's "62% lower" is
+    that case's, not another scenario's."""
+    pefcr = answerer.ask("Under the PEFCR Guidance v6.3, how are the most relevant impact categories identified, and "
+                         "what is the minimum number of impact categories that must be considered?")
+    assert pefcr.text.startswith("“The most relevant impact categories shall be identified as all impact categories "
+                                 "that cumulatively contribute to at least 80%")
+    assert "“At last three relevant impact categories shall be considered.”" in pefcr.text
+    moretti = answerer.ask("What is the cradle-to-factory-gate climate change impact of 1 kg of UCO-based "
+                           "polypropylene (without biogenic carbon removal) in Moretti et al., and how much lower is "
+                           "it than petrochemical PP?")
+    lines = moretti.text.split("\n")
+    assert "Climate change (without biogenic carbon removal (BCR)): Value 0.63 kg CO2eq" in lines[0]
+    assert "Hence, UCO-based PP (baseline) has a 62% lower impact on climate change" in lines[1]

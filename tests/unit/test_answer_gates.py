@@ -1409,15 +1409,19 @@ def test_a_comparison_of_what_holds_for_one_with_those_for_another_has_two_sides
 
 def test_a_baseline_is_asked_for_by_a_question_asking_with_and_without():
     """Moretti et al. 2020, p. 10: "Hence, UCO-based PP (baseline) has a 62% lower impact on climate change …" answers
-    "… with and without biogenic carbon removal, and how does it compare with fossil PP?"; a question asking only
-    the case with removal is not answered by the baseline."""
+    "… with and without biogenic carbon removal, and how does it compare with fossil PP?", and one asking only the case
+    without removal; a question asking only the case with removal is not answered by the baseline."""
     baseline = _evidence("Hence, UCO-based PP (baseline) has a 62% lower impact on climate change and 86% for "
                          "resource use (fossil fuels) compared to petrochemical PP.")
     both = frame("What is the cradle-to-gate climate change result for 1 kg of polypropylene made from used cooking "
                  "oil, with and without biogenic carbon removal, and how does it compare with fossil PP?")
     assert both.scenario and failed_gate(baseline, both) is None
-    assert failed_gate(baseline, frame("What is the climate change result of UCO-based PP without biogenic carbon "
+    assert failed_gate(baseline, frame("What is the climate change result of UCO-based PP with biogenic carbon "
                                        "removal compared with fossil PP?")) == "baseline"
+    # (asked only without the measure, the baseline is the case asked: 0.63 kg CO2eq without removal is 62% below
+    # the 1.65 kg CO2eq of petrochemical PP, Moretti et al. 2020, Table 4 and p. 10)
+    assert failed_gate(baseline, frame("What is the climate change result of UCO-based PP without biogenic carbon "
+                                       "removal compared with fossil PP?")) is None
 
 
 def test_a_sentence_announcing_points_is_quoted_with_them():

@@ -252,3 +252,21 @@ def test_an_impersonal_it_has_also_been_suggested_starts_its_own_sentence():
         "It has also been suggested that there is no strict delimitation of average data for ALCA and marginal for "
         "CLCA [4]."]
     assert [reports_other_work(u.text) for u in units] == [False, True]
+
+
+def test_a_sentence_limiting_the_one_before_it_is_joined_to_it_however_long():
+    """Finnveden et al. 2022, p. 2: the case where "the 100 % rule can be valid" (388 characters with the sentence it
+    goes on with) is quoted with "This is, however, a special case and not a general aspect of ALCA."; a sentence
+    merely mentioning an exception is not joined beyond the usual length."""
+    from lcabot.ledger import quotable_units
+    from lcabot.models import Chunk, PageSpan
+
+    case = ("Another example where the 100 % rule could be valid is for a company that may want to define a 100 % rule "
+            "to account for ALCAs of all products that they sell and make sure that the sum amounts to the total "
+            "impact of the company. In this case, they have defined which products to study, and they can define "
+            "rules for system boundaries, allocation, etc. so that the 100 % rule can be valid.")
+    text = f"{case} This is, however, a special case and not a general aspect of ALCA."
+    chunk = Chunk(chunk_id="c", doc_id="d", ordinal=0, section_path=("2.1",), page_start=2, page_end=2,
+                  page_label_start="2", page_label_end="2", kind="text", text=text, search_text=text,
+                  page_spans=(PageSpan(0, 2),))
+    assert [u.text for u in quotable_units(chunk)] == [text]
