@@ -16,6 +16,7 @@ from lcabot.generation.extractive import ExtractiveGenerator
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
+from lcabot.jobs import MAX_QUESTION_CHARS
 from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.normalize import for_search, match_key, split_sentences
@@ -76,7 +77,6 @@ from lcabot.support import (
 from lcabot.verify import Verified, verify
 
 logger = logging.getLogger(__name__)
-MAX_QUESTION_CHARS = 2000
 MAX_FACTS_SHOWN = 5
 BOUNDARY_PASSAGES = 20  # of the quoted documents, searched for the system boundary a question names
 TOP_UP_HITS = 2  # passages searched for each part of a question the first passages leave unanswered

@@ -18,6 +18,7 @@ from lcabot.errors import LcabotError
 from lcabot.models import Turn
 
 PLATFORMS = ("local", "slack", "teams")
+MAX_QUESTION_CHARS = 2000  # the longest question answered; the chat handlers refuse a longer one before queueing
 CONVERSATION_METADATA = "lcabot-conversation"  # S3 user metadata of a PDF shared in chat: where to say it is indexed
 
 

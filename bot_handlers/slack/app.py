@@ -23,18 +23,20 @@ import re
 from dataclasses import replace
 from functools import cache
 from typing import Any
+from urllib.parse import parse_qsl
 
 from slack_bolt import App, BoltContext
 from slack_bolt.adapter.aws_lambda import SlackRequestHandler
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.signature import SignatureVerifier
 
 from bot_handlers.intent import MODE_WORDS, parse_intent
 from bot_handlers.slack import blocks
 from bot_handlers.slack.client import slack_credentials, web_client
 from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
 from lcabot import messages
-from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
 logger = logging.getLogger("lcabot.slack")
 
@@ -45,6 +47,13 @@ _ACTED_SUBTYPES = (None, "file_share", "thread_broadcast")  # message subtypes t
 _PERMANENT_ERRORS = ("not_in_channel", "channel_not_found", "is_archived", "restricted_action", "missing_scope",
                      "msg_too_long", "invalid_blocks", "no_permission")
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
+
+
+def _text(value: Any, key: str) -> str:
+    """``value[key]`` when ``value`` is an object and that field a string, else ``""`` (a malformed request's
+    missing or mistyped field)."""
+    field = value.get(key) if isinstance(value, dict) else None
+    return field if isinstance(field, str) else ""
 
 
 def is_pdf(file: dict) -> bool:
@@ -134,11 +143,11 @@ class SlackBot:
         self._act(event, context, client)
 
     def on_message(self, event: dict, context: BoltContext, client: WebClient) -> None:
-        if event.get("subtype") not in _ACTED_SUBTYPES or event.get("bot_id") or not event.get("user"):
+        if event.get("subtype") not in _ACTED_SUBTYPES or event.get("bot_id") or not _text(event, "user"):
             return
-        if event.get("user") == context.bot_user_id or not event.get("channel") or not event.get("ts"):
+        if event.get("user") == context.bot_user_id or not _text(event, "channel") or not _text(event, "ts"):
             return
-        channel, thread_ts = event["channel"], event.get("thread_ts")
+        channel, thread_ts = event["channel"], _text(event, "thread_ts")
         if event.get("channel_type") == "im" or channel in self.library_channels and event.get("files"):
             self._act(event, context, client)
         elif thread_ts and thread_ts != event["ts"] and \
@@ -154,7 +163,7 @@ class SlackBot:
         """Claim the message once, then reply or enqueue. A failure Slack's retry can fix (a 5xx, a throttled
         queue) releases the claim, deletes the placeholders posted and raises (Slack gets a 500 and retries);
         one it cannot fix (the bot is not in the channel, the channel is archived) is logged and acknowledged."""
-        team, channel, ts = context.team_id or "", event.get("channel"), event.get("ts")
+        team, channel, ts = context.team_id or "", _text(event, "channel"), _text(event, "ts")
         if not channel or not ts:
             logger.warning("event without channel or ts ignored")
             return
@@ -162,7 +171,7 @@ class SlackBot:
         if not self.state.claim("slack", dedupe_key):
             logger.info("duplicate delivery ignored: %s", dedupe_key)
             return
-        thread = event.get("thread_ts") or ts
+        thread = _text(event, "thread_ts") or ts
         replies = _Replies(client, channel, thread)
         try:
             self._reply(event, context, client, replies, dedupe_key)
@@ -180,10 +189,10 @@ class SlackBot:
 
     def _reply(self, event: dict, context: BoltContext, client: WebClient, replies: _Replies,
                dedupe_key: str) -> None:
-        team, channel, user, thread = context.team_id or "", replies.channel, event.get("user", ""), replies.thread_ts
-        files = resolve_files(client, event.get("files") or [])
+        team, channel, user, thread = context.team_id or "", replies.channel, _text(event, "user"), replies.thread_ts
+        files = resolve_files(client, event["files"] if isinstance(event.get("files"), list) else [])
         pdfs = [f for f in files if is_pdf(f) and file_url(f)]
-        intent = parse_intent(event.get("text") or "", library_channel=channel in self.library_channels,
+        intent = parse_intent(_text(event, "text"), library_channel=channel in self.library_channels,
                               has_file=bool(pdfs))
         conversation = ConversationRef("slack", channel, thread, team)
         if self.state.over_limit("slack", team, channel, user):
@@ -211,6 +220,8 @@ class SlackBot:
             replies.say(messages.pdf_needs_intent(pdfs[0].get("name") or "the PDF"))
         elif intent.kind == "help":
             replies.say(messages.chat_help())
+        elif len(intent.text) > MAX_QUESTION_CHARS:  # refused here, not queued to be refused by the worker
+            replies.say(messages.question_too_long(len(intent.text), MAX_QUESTION_CHARS))
         else:
             mode = intent.mode or self.state.retrieval_mode("slack", team, channel)
             target = replace(conversation, status_message=replies.placeholder(messages.searching()))
@@ -220,18 +231,32 @@ class SlackBot:
     # ---------------------------------------------------------------- commands and interactivity
     def on_report_command(self, ack, body: dict, client: WebClient) -> None:
         ack()
-        client.views_open(trigger_id=body["trigger_id"], view=report_modal(body["channel_id"]))
+        trigger, channel = _text(body, "trigger_id"), _text(body, "channel_id")
+        if not trigger or not channel:
+            logger.warning("/lca-report without trigger_id or channel_id ignored")
+            return
+        try:
+            client.views_open(trigger_id=trigger, view=report_modal(channel))
+        except SlackApiError as err:  # an expired or already used trigger: the command cannot be retried
+            logger.warning("/lca-report modal not opened: %s", err.response.get("error"))
 
     def on_report_submission(self, ack, body: dict, view: dict, context: BoltContext, client: WebClient) -> None:
         """The dialog's PDF → a progress message (in the channel the command came from, or a DM when the bot is not
         there) and a ``ReportJob`` threaded under it. Claimed once per view; released if queueing fails."""
-        value = view["state"]["values"].get(REPORT_BLOCK, {}).get(REPORT_ACTION, {})
-        files = [f for f in value.get("files") or [] if isinstance(f, dict)]
+        state = view.get("state") if isinstance(view.get("state"), dict) else {}
+        values = state.get("values") if isinstance(state.get("values"), dict) else {}
+        block = values.get(REPORT_BLOCK) if isinstance(values.get(REPORT_BLOCK), dict) else {}
+        value = block.get(REPORT_ACTION) if isinstance(block.get(REPORT_ACTION), dict) else {}
+        files = [f for f in value.get("files") or [] if isinstance(f, dict)] \
+            if isinstance(value.get("files") or [], list) else []
         if not files or not is_pdf(files[0]) or not file_url(files[0]):
             ack(response_action="errors", errors={REPORT_BLOCK: "Choose a PDF file."})
             return
         ack()
-        team, user = context.team_id or "", body["user"]["id"]
+        team, user = context.team_id or "", _text(body.get("user"), "id")
+        if not user or not _text(view, "id"):
+            logger.warning("report submission without user or view id ignored")
+            return
         try:
             meta = json.loads(view.get("private_metadata") or "{}")
         except json.JSONDecodeError:
@@ -261,8 +286,12 @@ class SlackBot:
             raise
 
     def on_mode_command(self, ack, command: dict, context: BoltContext) -> None:
-        team, channel, user = context.team_id or "", command["channel_id"], command["user_id"]
-        choice = (command.get("text") or "").strip().lower().lstrip("-")
+        team, channel, user = context.team_id or "", _text(command, "channel_id"), _text(command, "user_id")
+        if not channel or not user:
+            ack()
+            logger.warning("/lca-mode without channel_id or user_id ignored")
+            return
+        choice = _text(command, "text").strip().lower().lstrip("-")
         if choice in MODE_WORDS:
             self.state.set_retrieval_mode("slack", team, channel, MODE_WORDS[choice], user)
             ack(text=messages.mode_set(MODE_WORDS[choice]))
@@ -271,13 +300,17 @@ class SlackBot:
 
     def on_feedback(self, ack, body: dict, action: dict, context: BoltContext, client: WebClient) -> None:
         ack()
-        vote = "up" if action["action_id"] == "feedback_up" else "down"
+        vote = "up" if action.get("action_id") == "feedback_up" else "down"
         try:
             value = json.loads(action.get("value") or "{}")
         except json.JSONDecodeError:
             value = {}
         value = value if isinstance(value, dict) else {}
-        message, channel, user = body.get("message") or {}, body["channel"]["id"], body["user"]["id"]
+        message = body.get("message") if isinstance(body.get("message"), dict) else {}
+        channel, user = _text(body.get("channel"), "id"), _text(body.get("user"), "id")
+        if not channel or not user:
+            logger.warning("feedback without channel or user ignored")
+            return
         self.state.record_feedback("slack", context.team_id or "", channel, message.get("ts", ""), user, vote,
                                    question=str(value.get("q", "")), answer=message.get("text", ""),
                                    ledger_hash=str(value.get("h", "")))
@@ -309,16 +342,110 @@ def request_handler() -> SlackRequestHandler:
     return SlackRequestHandler(build_app(bot, token=credentials.bot_token, signing_secret=credentials.signing_secret))
 
 
+def _refusal(status: int, reason: str) -> dict:
+    return {"statusCode": status, "body": reason, "headers": {}}
+
+
+# the type each field Bolt's routing and our listeners read must have where it is present (Events API envelope and
+# event, slash command form, interactivity payload and its view); anything else is a malformed request
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    **dict.fromkeys(("type", "team_id", "api_app_id", "token", "event_id", "user_id", "channel_id", "command",
+                     "text", "trigger_id", "callback_id", "id", "ts", "thread_ts", "channel", "user", "subtype",
+                     "channel_type", "bot_id", "private_metadata", "action_id", "value", "enterprise_id"),
+                    (str, type(None))),
+    **dict.fromkeys(("event", "view", "state", "values", "container", "message", "enterprise"), (dict, type(None))),
+    **dict.fromkeys(("actions", "authorizations", "files"), list),
+}
+_OBJECTS = ("event", "team", "user", "channel", "view", "state", "container", "message", "enterprise")
+# fields holding a Slack id or timestamp (a DynamoDB key part: at most 2,048 bytes there); Slack's are short
+_ID_FIELDS = ("team_id", "api_app_id", "event_id", "user_id", "channel_id", "trigger_id", "id", "ts", "thread_ts",
+              "channel", "user", "team", "enterprise_id")
+MAX_ID_CHARS = 255
+
+
+def _mistyped(value: dict, depth: int = 0) -> str:
+    """The first field of ``value`` (and of the objects it holds) whose type is not the one Bolt and the listeners
+    read it as, else ``""``. ``user``, ``channel`` and ``team`` are ids in events and messages, objects in
+    interactions."""
+    for key, field in value.items():
+        if key == "team" and not isinstance(field, str | dict | None):
+            return key
+        if key in ("user", "channel", "team") and isinstance(field, dict):
+            if not isinstance(field.get("id", ""), str) or len(field.get("id", "")) > MAX_ID_CHARS:
+                return f"{key}.id"
+            continue
+        wanted = _FIELD_TYPES.get(key)
+        if wanted is not None and not isinstance(field, wanted):
+            return key
+        if key in _ID_FIELDS and isinstance(field, str) and len(field) > MAX_ID_CHARS:
+            return key
+        if key in ("actions", "authorizations") and not all(isinstance(item, dict) for item in field):
+            return key
+        if depth < 3 and key in _OBJECTS and isinstance(field, dict):
+            if found := _mistyped(field, depth + 1):
+                return f"{key}.{found}"
+    return ""
+
+
+def _malformed(body: str, content_type: str) -> str:
+    """Why a signed body is not a Slack request Bolt can route (its reading of it, ``parse_body``, or its routing
+    would raise), or ``""``: a JSON body or an interaction's ``payload`` must be an object whose fields have the types
+    Slack sends (:data:`_FIELD_TYPES`), an ``event_callback`` must carry an event object."""
+    if not body:
+        return ""
+    try:
+        if content_type.startswith("application/json") or body.startswith("{"):
+            parsed = json.loads(body)
+        elif "payload" in body:  # an interaction: Bolt routes it by its type
+            parsed = json.loads(dict(parse_qsl(body, keep_blank_values=True)).get("payload") or "{}")
+            if isinstance(parsed, dict) and not (isinstance(parsed.get("type"), str) and parsed["type"]):
+                return "an interaction payload without a type"
+            if isinstance(parsed, dict) and isinstance(parsed.get("view"), dict) and \
+                    not isinstance(parsed["view"].get("type"), str):
+                return "a view without a type"
+            if isinstance(parsed, dict) and any(not isinstance(parsed.get(k), dict | None)
+                                                for k in ("team", "user", "channel")):
+                return "an interaction's team, user or channel is not an object"
+        else:  # a slash command: its form fields are strings
+            fields = dict(parse_qsl(body, keep_blank_values=True))
+            field = next((k for k in _ID_FIELDS if len(fields.get(k, "")) > MAX_ID_CHARS), "")
+            return f"field {field} is too long" if field else ""
+    except (ValueError, RecursionError):
+        return "the body is not valid JSON"
+    if not isinstance(parsed, dict):
+        return "the body is not a JSON object"
+    if parsed.get("type") == "event_callback" and not isinstance(parsed.get("event"), dict):
+        return "event_callback without an event object"
+    field = _mistyped(parsed)
+    return f"field {field} has the wrong type" if field else ""
+
+
 def handler(event: dict, context: Any) -> dict:
-    """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "body", "headers"}``; a request that is not
-    an HTTP API event gets 400 without reaching Bolt."""
+    """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "body", "headers"}``. Before anything is parsed
+    the request's signature is checked (``X-Slack-Signature`` over ``v0:<timestamp>:<body>`` with the signing secret,
+    timestamps older than five minutes refused): 401 otherwise. A request that is not an HTTP API event, a body that
+    is not base64-encoded UTF-8 when it says it is, or a signed body Bolt cannot read gets 400; an event no listener
+    acts on gets 200 (a 404 would make Slack retry it). None of these reaches Bolt's listeners or raises."""
     if not isinstance(event, dict) or not isinstance(event.get("headers"), dict) or \
-            not isinstance(event.get("body", ""), str):
-        return {"statusCode": 400, "body": "not an API Gateway HTTP event", "headers": {}}
-    event = {**event, "isBase64Encoded": bool(event.get("isBase64Encoded"))}
+            not isinstance(event.get("body", ""), str | None):
+        return _refusal(400, "not an API Gateway HTTP event")
+    event = {**event, "body": event.get("body") or "", "isBase64Encoded": bool(event.get("isBase64Encoded"))}
+    body = event["body"]
     if event["isBase64Encoded"]:
         try:
-            base64.b64decode(event.get("body") or "", validate=True).decode("utf-8")
+            body = base64.b64decode(body, validate=True).decode("utf-8")
         except (ValueError, UnicodeDecodeError):
-            return {"statusCode": 400, "body": "body is not base64-encoded UTF-8", "headers": {}}
-    return request_handler().handle(event, context)
+            return _refusal(400, "body is not base64-encoded UTF-8")
+    headers = {str(k).lower(): v for k, v in event["headers"].items()}
+    timestamp, signature = headers.get("x-slack-request-timestamp"), headers.get("x-slack-signature")
+    if not isinstance(timestamp, str) or not isinstance(signature, str) or not SignatureVerifier(
+            slack_credentials().signing_secret).is_valid(body, timestamp, signature):
+        return _refusal(401, "invalid request signature")
+    reason = _malformed(body, str(headers.get("content-type") or ""))
+    if reason:
+        logger.warning("malformed Slack request refused: %s", reason)
+        return _refusal(400, reason)
+    response = request_handler().handle(event, context)
+    if response.get("statusCode") == 404:  # no listener for it: acknowledged, not retried
+        return {**response, "statusCode": 200, "body": ""}
+    return response

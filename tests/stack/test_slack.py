@@ -451,6 +451,102 @@ def test_a_file_shared_event_is_acknowledged_and_acted_on_only_by_its_message(sl
     assert len(slack.slack.calls_to("chat.postMessage")) == before
 
 
+def _fuzzed_bodies(n: int) -> list[tuple[str, str]]:
+    """``n`` (body, content type) pairs: real request shapes (a mention, a direct message, ``/lca-report``,
+    ``/lca-mode``, a feedback button, the report modal's submission) with a field deleted, retyped or truncated,
+    nested fields included, plus bodies that are not Slack's at all."""
+    import random
+    from urllib.parse import urlencode
+
+    rng = random.Random(14)
+    junk = [None, 0, -1, 1.5, True, "", "x" * 3000, [], [1, "a"], {}, {"id": 7}, "<!channel>", "\u0000"]
+
+    def mutate(value, depth=0):
+        if isinstance(value, dict) and value and depth < 3:
+            value = dict(value)
+            key = rng.choice(sorted(value))
+            choice = rng.random()
+            if choice < 0.3:
+                del value[key]
+            elif choice < 0.7:
+                value[key] = rng.choice(junk)
+            else:
+                value[key] = mutate(value[key], depth + 1)
+        return value
+
+    def event_callback(event):
+        return json.dumps({"token": "t", "team_id": ev.TEAM, "api_app_id": "A0TEST", "type": "event_callback",
+                           "event_id": f"Ev{rng.randrange(10**8)}", "event_time": 1, "event": event})
+
+    def command(name):
+        return {"token": "legacy", "team_id": ev.TEAM, "channel_id": "C0FUZZ", "user_id": "U0FUZZ",
+                "command": name, "text": "rag", "trigger_id": "1.2.3"}
+
+    feedback = {"type": "block_actions", "team": {"id": ev.TEAM}, "user": {"id": "U0FUZZ"},
+                "channel": {"id": "C0FUZZ"}, "message": {"ts": "1.1", "text": "answer"},
+                "actions": [{"action_id": "feedback_up", "value": json.dumps({"q": "?", "h": "x"})}]}
+    submission = {"type": "view_submission", "team": {"id": ev.TEAM}, "user": {"id": "U0FUZZ"},
+                  "view": {"id": "V0FUZZ", "callback_id": slack_app.REPORT_CALLBACK,
+                           "private_metadata": json.dumps({"channel": "C0FUZZ"}),
+                           "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {"files": [
+                               {"id": "F0FUZZ", "name": "a.txt", "filetype": "text"}]}}}}}}
+    bodies = []
+    for i in range(n):
+        kind = i % 7
+        if kind == 0:
+            bodies.append((event_callback(mutate(ev.mention("What is GWP100?", f"{i}.000001", channel="C0FUZZ"))),
+                           "application/json"))
+        elif kind == 1:
+            bodies.append((event_callback(mutate(ev.message("hello", f"{i}.000002", channel="D0FUZZ"))),
+                           "application/json"))
+        elif kind in (2, 3):
+            fields = mutate(command("/lca-report" if kind == 2 else "/lca-mode"))
+            bodies.append((urlencode({k: v if isinstance(v, str) else json.dumps(v) for k, v in fields.items()}),
+                           "application/x-www-form-urlencoded"))
+        elif kind in (4, 5):
+            payload = mutate(feedback if kind == 4 else submission)
+            bodies.append((urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"))
+        else:
+            whole = event_callback(ev.mention("What is GWP100?", f"{i}.000003", channel="C0FUZZ"))
+            bodies.append(rng.choice([(whole[: rng.randrange(len(whole))], "application/json"),
+                                      ("[1, 2, 3]", "application/json"), ("payload=%5B%5D", "text/plain"),
+                                      ("payload=%7Bbroken", "application/x-www-form-urlencoded"),
+                                      (json.dumps({"type": "event_callback", "event": "x"}), "application/json"),
+                                      ("{" * 5000, "application/json"), ("", "application/json")]))
+    return bodies
+
+
+def test_a_question_over_the_core_limit_is_refused_before_it_is_queued(slack):
+    """A 100,000-character mention is told the limit at once (2,000 characters); no "Searching…" placeholder, no
+    job."""
+    ts = new_ts()
+    assert post(ev.event_callback(ev.mention("What is GWP100? " + "x" * 100_000, ts, channel="C0LONG")))[
+        "statusCode"] == 200
+    thread = [m for m in slack.slack.messages("C0LONG") if m.get("thread_ts") == ts]
+    assert [m["text"] for m in thread] == [messages.question_too_long(100_016, 2000)]
+    assert not any(m.get("text") == messages.searching() for m in slack.slack.messages("C0LONG"))
+
+
+def test_fuzzed_requests_never_raise_or_get_a_5xx_and_unsigned_ones_get_401(slack):
+    """Issue 14: 500 bodies, each sent unsigned and signed. The signature is checked before the body is read, so
+    every unsigned one gets 401; a signed one Bolt cannot read gets 400, one no listener acts on 200; no request
+    raises or gets a 5xx (which Slack would retry)."""
+    statuses = {}
+    for body, content_type in _fuzzed_bodies(500):
+        unsigned = post(ev.api_gateway_event(body, content_type, signature="v0=" + "0" * 64))
+        assert unsigned["statusCode"] == 401, body[:200]
+        signed = post(ev.api_gateway_event(body, content_type))
+        assert signed["statusCode"] < 500, (signed, body[:300])
+        statuses[signed["statusCode"]] = statuses.get(signed["statusCode"], 0) + 1
+    assert set(statuses) <= {200, 400} and statuses.get(400, 0) >= 50 and statuses.get(200, 0) >= 200, statuses
+    for queue in ("LCABOT_ANSWER_QUEUE_URL", "LCABOT_REPORT_QUEUE_URL"):  # the well-formed ones' jobs, dropped
+        # (not purged: SQS allows one PurgeQueue a minute, which another test uses)
+        url = slack.env[queue]
+        while batch := slack.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
+            slack.sqs.delete_message_batch(QueueUrl=url, Entries=[
+                {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(batch)])
+
+
 def test_an_unreadable_thread_history_still_gets_an_answer(slack):
     ts = new_ts()
     seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
