@@ -4,8 +4,10 @@ queues they fill.
 
 Items (one table, distinguished by the ``pk`` prefix):
 
-- ``seen#<platform>`` / ``<dedupe key>``: a chat event already acted on (Slack team + channel + message ts; Teams
-  activity id). A conditional put makes the claim atomic, so Slack's retries and duplicate deliveries act once.
+- ``seen#<platform>`` / ``<dedupe key>``: a chat event being or already acted on (Slack team + channel + message
+  ts; Teams activity id), with the claiming request's ``token``, its lease (``lease_until``) and, once acted on,
+  ``settled_at``. A conditional write makes the claim atomic, so Slack's retries and duplicate deliveries act once,
+  while a request that stopped between claiming and acting (a timeout) leaves only a lease that runs out.
 - ``thread#<platform>#<team>#<channel>`` / ``<thread ts>``: a thread the bot answers in; later messages in it are
   follow-ups even without a mention.
 - ``channel#<platform>#<team>#<channel>`` / ``settings``: the channel's retrieval mode.
@@ -17,8 +19,12 @@ Items (one table, distinguished by the ``pk`` prefix):
 
 from __future__ import annotations
 
+import logging
 import os
+import random
 import time
+import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
@@ -30,12 +36,33 @@ from lcabot.errors import ConfigurationError
 from lcabot.jobs import RETRIEVAL_MODES, AnswerJob, IndexJob, ReportJob
 from lcabot.models import Turn
 
+LEASE_S = 30  # the longest a webhook invocation can run (the HTTP API's integration timeout is 30 s)
+CONFLICT_RETRIES = 2  # a claim transaction cancelled by a concurrent one on the same thread or counter is retried
 SEEN_TTL_S = 3 * 24 * 3600  # Slack retries for about an hour, Bot Framework for minutes; keep well beyond
 THREAD_TTL_S = 30 * 24 * 3600  # a thread older than a month starts a new conversation
 RATE_WINDOW_S = 60
 USER_LIMIT = 10  # requests per user per minute
 CHANNEL_LIMIT = 30  # requests per channel per minute
 TURN_ANSWER_CHARS = 2000  # of an answer kept as history (the follow-up resolver needs its gist, not all of it)
+# what :meth:`ConversationState.claim` found
+CLAIMED, DUPLICATE, RATE_LIMITED, NOT_IN_THREAD = "claimed", "duplicate", "rate limited", "not in a bot thread"
+
+logger = logging.getLogger("lcabot.state")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One request's claim on a chat event: ``token`` identifies the request, ``outcome`` is one of
+    :data:`CLAIMED`, :data:`DUPLICATE`, :data:`RATE_LIMITED`, :data:`NOT_IN_THREAD`."""
+
+    platform: str
+    dedupe_key: str
+    token: str
+    outcome: str
+
+    @property
+    def claimed(self) -> bool:
+        return self.outcome == CLAIMED
 
 
 def _env(name: str) -> str:
@@ -51,31 +78,115 @@ class ConversationState:
     def __init__(self, table: str, resource=None) -> None:
         self._table = (resource or boto3.resource("dynamodb")).Table(table)
 
-    def claim(self, platform: str, dedupe_key: str) -> bool:
-        """Record that the event ``dedupe_key`` is being acted on; ``False`` when it already was (a duplicate)."""
+    def claim(self, platform: str, dedupe_key: str, *, thread: tuple[str, str, str] | None = None,
+              follow_up: bool = False, limit: tuple[str, str, str] | None = None) -> Claim:
+        """Claim the chat event ``dedupe_key`` for this request, in one DynamoDB call.
+
+        The claim carries a fresh request token and a lease of :data:`LEASE_S`. It is taken when the event was never
+        claimed, when the claim is this request's own (a retried write whose first response was lost), or when an
+        earlier request's lease ran out before it :meth:`settle`-d (that request stopped before acting); otherwise
+        the event is a ``DUPLICATE``. With ``thread`` (team, channel, thread ts) the thread is remembered in the same
+        transaction, so that follow-ups there need no mention; with ``follow_up`` the thread must already be one the
+        bot answers in (``NOT_IN_THREAD`` otherwise). With ``limit`` (team, channel, user) the request is counted
+        against the per-user and per-channel limits (:data:`USER_LIMIT`, :data:`CHANNEL_LIMIT` per
+        :data:`RATE_WINDOW_S`); over either, nothing is written and the outcome is ``RATE_LIMITED``.
+
+        Raises:
+            botocore.exceptions.ClientError: DynamoDB failed, or transactions on the same thread or counter kept
+                conflicting (:data:`CONFLICT_RETRIES`); nothing was claimed.
+        """
+        token, now = uuid.uuid4().hex, int(time.time())
+        put = {"Put": {
+            "TableName": self._table.name,
+            "Item": {"pk": f"seen#{platform}", "sk": dedupe_key, "token": token,
+                                "lease_until": now + LEASE_S, "expires_at": now + SEEN_TTL_S},
+            "ConditionExpression": ("attribute_not_exists(pk) OR #token = :token OR "
+                                    "(attribute_not_exists(settled_at) AND lease_until < :now)"),
+            "ExpressionAttributeNames": {"#token": "token"},
+            "ExpressionAttributeValues": {":token": token, ":now": now},
+        }}
+        outcomes = [DUPLICATE]
+        items = [put]
+        if thread is not None:
+            key = {"pk": f"thread#{platform}#{thread[0]}#{thread[1]}", "sk": thread[2]}
+            if follow_up:  # the thread must be one the bot answers in; its lease on follow-ups is renewed
+                items.append({"Update": {
+                    "TableName": self._table.name, "Key": key, "UpdateExpression": "SET expires_at = :exp",
+                    "ConditionExpression": "attribute_exists(pk) AND expires_at > :now",
+                    "ExpressionAttributeValues": {":exp": now + THREAD_TTL_S, ":now": now}}})
+            else:
+                items.append({"Put": {"TableName": self._table.name,
+                                      "Item": {**key, "expires_at": now + THREAD_TTL_S}}})
+            outcomes.append(NOT_IN_THREAD if follow_up else DUPLICATE)
+        if limit is not None:
+            team, channel, user = limit
+            window = now // RATE_WINDOW_S * RATE_WINDOW_S
+            for pk, most in ((f"rate#{platform}#{team}#user#{user}", USER_LIMIT),
+                             (f"rate#{platform}#{team}#channel#{channel}", CHANNEL_LIMIT)):
+                items.append({"Update": {
+                    "TableName": self._table.name, "Key": {"pk": pk, "sk": str(window)},
+                    "UpdateExpression": "ADD n :one SET expires_at = :exp",
+                    "ConditionExpression": "attribute_not_exists(n) OR n < :most",
+                    "ExpressionAttributeValues": {":one": 1, ":most": most,
+                                                             ":exp": window + 2 * RATE_WINDOW_S}}})
+                outcomes.append(RATE_LIMITED)
+        client = self._table.meta.client
+        for attempt in range(CONFLICT_RETRIES + 1):
+            try:
+                if len(items) == 1:
+                    client.put_item(**put["Put"])
+                else:
+                    client.transact_write_items(TransactItems=items)
+                return Claim(platform, dedupe_key, token, CLAIMED)
+            except ClientError as err:
+                code = err.response["Error"]["Code"]
+                if code == "ConditionalCheckFailedException":
+                    return Claim(platform, dedupe_key, token, DUPLICATE)
+                reasons = [r.get("Code") for r in err.response.get("CancellationReasons") or []]
+                if code != "TransactionCanceledException" or len(reasons) != len(items):
+                    raise
+                if "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons \
+                        and attempt < CONFLICT_RETRIES:
+                    time.sleep(random.uniform(0.02, 0.1))  # another request is writing the same thread or counter
+                    continue
+                failed = [outcome for outcome, reason in zip(outcomes, reasons, strict=True)
+                          if reason == "ConditionalCheckFailed"]
+                if not failed:
+                    raise
+                return Claim(platform, dedupe_key, token, failed[0])
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    def settle(self, claim: Claim) -> None:
+        """Record that the claimed event was acted on (its job queued, or its reply posted): from now on every
+        delivery of it is a duplicate, whatever the lease. One DynamoDB call; it is written even when the claim
+        itself was not (a ``RATE_LIMITED`` one), unless another request holds the event.
+
+        Raises:
+            botocore.exceptions.ClientError: DynamoDB failed (the lease still guards the event until it runs out).
+        """
+        now = int(time.time())
         try:
             self._table.put_item(
-                Item={"pk": f"seen#{platform}", "sk": dedupe_key, "expires_at": int(time.time()) + SEEN_TTL_S},
-                ConditionExpression="attribute_not_exists(pk)",
-            )
+                Item={"pk": f"seen#{claim.platform}", "sk": claim.dedupe_key, "token": claim.token,
+                      "lease_until": now, "settled_at": now, "expires_at": now + SEEN_TTL_S},
+                ConditionExpression="attribute_not_exists(pk) OR #token = :token",
+                ExpressionAttributeNames={"#token": "token"}, ExpressionAttributeValues={":token": claim.token})
         except ClientError as err:
-            if err.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+            if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            logger.warning("claim on %s was taken over before it was settled", claim.dedupe_key)
 
-    def release(self, platform: str, dedupe_key: str) -> None:
-        """Undo :meth:`claim` when acting failed, so that the platform's retry is not taken for a duplicate."""
-        self._table.delete_item(Key={"pk": f"seen#{platform}", "sk": dedupe_key})
-
-    def remember_thread(self, platform: str, team: str, channel: str, thread_ts: str) -> None:
-        self._table.put_item(Item={"pk": f"thread#{platform}#{team}#{channel}", "sk": thread_ts,
-                                   "expires_at": int(time.time()) + THREAD_TTL_S})
-
-    def in_thread(self, platform: str, team: str, channel: str, thread_ts: str) -> bool:
-        """Whether the bot answers in this thread (follow-ups there need no mention)."""
-        item = self._table.get_item(Key={"pk": f"thread#{platform}#{team}#{channel}", "sk": thread_ts}).get("Item")
-        return item is not None and int(item.get("expires_at", 0)) > time.time()
+    def release(self, claim: Claim) -> None:
+        """Undo :meth:`claim` when acting failed, so that the platform's retry is not taken for a duplicate (only
+        this request's own claim is removed)."""
+        try:
+            self._table.delete_item(Key={"pk": f"seen#{claim.platform}", "sk": claim.dedupe_key},
+                                    ConditionExpression="#token = :token",
+                                    ExpressionAttributeNames={"#token": "token"},
+                                    ExpressionAttributeValues={":token": claim.token})
+        except ClientError as err:
+            if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
 
     def retrieval_mode(self, platform: str, team: str, channel: str, default: str | None = None) -> str:
         item = self._table.get_item(Key={"pk": f"channel#{platform}#{team}#{channel}", "sk": "settings"}).get("Item")
@@ -125,20 +236,6 @@ class ConversationState:
         items = [i for i in result.get("Items", []) if int(i.get("expires_at", 0)) > now]
         return tuple(Turn(str(i["question"]), str(i["answer"])) for i in reversed(items))
 
-    def over_limit(self, platform: str, team: str, channel: str, user: str) -> bool:
-        """Count this request against the user's and the channel's per-minute limits (:data:`USER_LIMIT`,
-        :data:`CHANNEL_LIMIT`); ``True`` when either is exceeded."""
-        window = int(time.time()) // RATE_WINDOW_S * RATE_WINDOW_S
-        counts = [self._count(f"rate#{platform}#{team}#user#{user}", window),
-                  self._count(f"rate#{platform}#{team}#channel#{channel}", window)]
-        return counts[0] > USER_LIMIT or counts[1] > CHANNEL_LIMIT
-
-    def _count(self, pk: str, window: int) -> int:
-        result = self._table.update_item(
-            Key={"pk": pk, "sk": str(window)}, UpdateExpression="ADD n :one SET expires_at = :exp",
-            ExpressionAttributeValues={":one": 1, ":exp": window + 2 * RATE_WINDOW_S}, ReturnValues="UPDATED_NEW")
-        return int(result["Attributes"]["n"])
-
 
 class JobQueues:
     """Sends jobs: ``AnswerJob`` to ``LCABOT_ANSWER_QUEUE_URL``; ``ReportJob`` and ``IndexJob`` (file jobs) to
@@ -154,7 +251,13 @@ class JobQueues:
 
 @cache
 def conversation_state() -> ConversationState:
-    return ConversationState(_env("LCABOT_CONVERSATIONS_TABLE"))
+    """The conversations table, with a client bounded for the webhook handlers' acknowledgement (Slack's 3 s):
+    three attempts in all, 1 s to connect and 2 s to read; a DynamoDB slower than that fails the request, which
+    Slack retries."""
+    from botocore.config import Config
+
+    config = Config(retries={"mode": "standard", "total_max_attempts": 3}, connect_timeout=1, read_timeout=2)
+    return ConversationState(_env("LCABOT_CONVERSATIONS_TABLE"), boto3.resource("dynamodb", config=config))
 
 
 @cache

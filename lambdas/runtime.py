@@ -92,6 +92,17 @@ def platform_client(conversation: ConversationRef) -> PlatformClient:
     return LocalOutbox(settings().home / "outbox")
 
 
+def channel_mode(conversation: ConversationRef) -> str:
+    """The retrieval mode set for the job's Slack channel (``/lca-mode``; the Slack handler leaves it to this worker
+    to keep its acknowledgement to two DynamoDB calls), else ``LCABOT_RETRIEVAL_MODE``."""
+    if conversation.platform == "slack":
+        from bot_handlers.state import conversation_state
+
+        return conversation_state().retrieval_mode(conversation.platform, conversation.team or "",
+                                                   conversation.channel, settings().retrieval_mode)
+    return settings().retrieval_mode
+
+
 class JobWorker:
     """The SQS record handler of a job queue: parse the job (a wrong kind is malformed), run it once per dedupe key
     (powertools idempotency), and on the last failed delivery tell the user ``failed_text(job)`` before the record

@@ -67,13 +67,15 @@ class FileRef:
 
 @dataclass(frozen=True)
 class AnswerJob:
-    """A question to answer into ``conversation``. ``history`` holds the thread's earlier turns, oldest first."""
+    """A question to answer into ``conversation``. ``history`` holds the thread's earlier turns, oldest first;
+    ``retrieval_mode`` is one of :data:`lcabot.config.RETRIEVAL_MODES`, or ``None`` for the channel's setting (read
+    by the answer worker, so that the chat handler's acknowledgement need not)."""
 
     dedupe_key: str
     conversation: ConversationRef
     user: str
     question: str
-    retrieval_mode: str = "rag"
+    retrieval_mode: str | None = "rag"
     history: tuple[Turn, ...] = ()
 
     def to_json(self) -> str:
@@ -136,7 +138,7 @@ def parse_job(body: str) -> AnswerJob | ReportJob | IndexJob:
     conversation = _conversation(_field(data, "conversation", dict))
     if kind == "answer":
         mode = data.get("retrieval_mode", "rag")
-        if mode not in RETRIEVAL_MODES:
+        if mode is not None and mode not in RETRIEVAL_MODES:
             raise MalformedJobError(f"retrieval_mode must be one of {', '.join(RETRIEVAL_MODES)}, got {mode!r}")
         history = data.get("history", [])
         if not isinstance(history, list) or not all(

@@ -2,9 +2,11 @@
 
 Bolt verifies the request signature (``X-Slack-Signature``, timestamps older than five minutes refused) and answers
 ``url_verification``. The listeners only decide what a message asks for, claim it once (durable dedupe on team +
-channel + message ts in the conversations table, so Slack's retries and duplicate deliveries act once), post a
-placeholder into the thread and enqueue a job; the worker Lambdas do the rest and update the placeholder. Nothing
-here imports torch or loads a model, so the acknowledgement stays well inside Slack's 3 seconds.
+channel + message ts in the conversations table, with a request token and a short lease, so that Slack's retries and
+duplicate deliveries act once and a retry after an invocation stopped midway still acts), post a placeholder into
+the thread and enqueue a job, with at most two DynamoDB calls before Slack gets its 200; the worker Lambdas do the
+rest and update the placeholder. Nothing here imports torch or loads a model, so the acknowledgement stays well
+inside Slack's 3 seconds.
 
 Handled: ``app_mention``; ``message`` in direct messages, in threads the bot answers in, and PDF shares in library
 channels (``LCABOT_SLACK_LIBRARY_CHANNELS``, comma-separated channel ids); ``/lca-report`` (a modal with a PDF
@@ -34,7 +36,16 @@ from slack_sdk.signature import SignatureVerifier
 from bot_handlers.intent import MODE_WORDS, parse_intent
 from bot_handlers.slack import blocks
 from bot_handlers.slack.client import slack_credentials, web_client
-from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
+from bot_handlers.state import (
+    DUPLICATE,
+    NOT_IN_THREAD,
+    RATE_LIMITED,
+    Claim,
+    ConversationState,
+    JobQueues,
+    conversation_state,
+    job_queues,
+)
 from lcabot import messages
 from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
@@ -150,55 +161,80 @@ class SlackBot:
         channel, thread_ts = event["channel"], _text(event, "thread_ts")
         if event.get("channel_type") == "im" or channel in self.library_channels and event.get("files"):
             self._act(event, context, client)
-        elif thread_ts and thread_ts != event["ts"] and \
-                self.state.in_thread("slack", context.team_id or "", channel, thread_ts):
-            self._act(event, context, client)
+        elif thread_ts and thread_ts != event["ts"]:  # acted on only in a thread the bot answers in
+            self._act(event, context, client, follow_up=True)
 
     def on_file_shared(self, event: dict) -> None:
         """``file_shared`` comes beside the ``message`` that shares the file, which is what is acted on; it is
         acknowledged (no listener would mean a 404, which Slack retries)."""
         logger.debug("file_shared acknowledged: %s", event.get("file_id"))
 
-    def _act(self, event: dict, context: BoltContext, client: WebClient) -> None:
-        """Claim the message once, then reply or enqueue. A failure Slack's retry can fix (a 5xx, a throttled
-        queue) releases the claim, deletes the placeholders posted and raises (Slack gets a 500 and retries);
-        one it cannot fix (the bot is not in the channel, the channel is archived) is logged and acknowledged."""
+    def _act(self, event: dict, context: BoltContext, client: WebClient, follow_up: bool = False) -> None:
+        """Claim the message (one DynamoDB call: the claim, the thread remembered and the rate limits counted),
+        reply or enqueue, then settle the claim (the second and last call). A failure Slack's retry can fix (a 5xx,
+        a throttled queue) releases the claim, deletes the placeholders posted and raises (Slack gets a 500 and
+        retries); one it cannot fix (the bot is not in the channel, the channel is archived) is logged and
+        acknowledged. If this invocation stops between claim and settle (a timeout), the claim's lease runs out and
+        Slack's next retry acts. ``follow_up``: a thread message without a mention, acted on only in a thread the
+        bot answers in."""
         team, channel, ts = context.team_id or "", _text(event, "channel"), _text(event, "ts")
         if not channel or not ts:
             logger.warning("event without channel or ts ignored")
             return
         dedupe_key = f"slack:{team}:{channel}:{ts}"
-        if not self.state.claim("slack", dedupe_key):
-            logger.info("duplicate delivery ignored: %s", dedupe_key)
-            return
         thread = _text(event, "thread_ts") or ts
+        claim = self.state.claim("slack", dedupe_key, thread=(team, channel, thread), follow_up=follow_up,
+                                 limit=(team, channel, _text(event, "user")))
+        if claim.outcome in (DUPLICATE, NOT_IN_THREAD):
+            if claim.outcome == DUPLICATE:
+                logger.info("duplicate delivery ignored: %s", dedupe_key)
+            return
         replies = _Replies(client, channel, thread)
         try:
-            self._reply(event, context, client, replies, dedupe_key)
+            if claim.outcome == RATE_LIMITED:
+                replies.say(messages.rate_limited())
+            else:
+                self._reply(event, context, client, replies, dedupe_key)
         except SlackApiError as err:
             replies.undo()
             if err.response.get("error") in _PERMANENT_ERRORS:
                 logger.warning("cannot reply in %s: %s", channel, err.response.get("error"))
+                self._settle(claim)
                 return
-            self.state.release("slack", dedupe_key)
+            self._release(claim)
             raise
         except Exception:
             replies.undo()
-            self.state.release("slack", dedupe_key)  # Slack retries on a 5xx; that retry must not be a duplicate
+            self._release(claim)  # Slack retries on a 5xx; that retry must not be a duplicate
             raise
+        self._settle(claim)
+
+    def _settle(self, claim: Claim) -> None:
+        """The reply is posted or the job queued: a failure to record that is logged, not raised (raising would make
+        Slack retry what is done; the lease still refuses retries for :data:`bot_handlers.state.LEASE_S`, and the
+        workers answer a job once per dedupe key)."""
+        try:
+            self.state.settle(claim)
+        except Exception:
+            logger.exception("claim on %s not settled", claim.dedupe_key)
+
+    def _release(self, claim: Claim) -> None:
+        try:
+            self.state.release(claim)
+        except Exception:  # the claim's lease runs out instead; the error being raised is the one to report
+            logger.exception("claim on %s not released", claim.dedupe_key)
 
     def _reply(self, event: dict, context: BoltContext, client: WebClient, replies: _Replies,
                dedupe_key: str) -> None:
+        """What the message asks for: a job queued (an answer in the channel's retrieval mode, which the answer
+        worker reads, or the one the question names; a report; a document for the library) or a reply saying why
+        not. Makes no DynamoDB call."""
         team, channel, user, thread = context.team_id or "", replies.channel, _text(event, "user"), replies.thread_ts
         files = resolve_files(client, event["files"] if isinstance(event.get("files"), list) else [])
         pdfs = [f for f in files if is_pdf(f) and file_url(f)]
         intent = parse_intent(_text(event, "text"), library_channel=channel in self.library_channels,
                               has_file=bool(pdfs))
         conversation = ConversationRef("slack", channel, thread, team)
-        if self.state.over_limit("slack", team, channel, user):
-            replies.say(messages.rate_limited())
-            return
-        self.state.remember_thread("slack", team, channel, thread)  # follow-ups in this thread need no mention
         if files and not pdfs:
             replies.say(messages.only_pdfs(files[0].get("name") or "the file"))
         elif intent.kind in ("report", "index") and not pdfs:
@@ -223,10 +259,9 @@ class SlackBot:
         elif len(intent.text) > MAX_QUESTION_CHARS:  # refused here, not queued to be refused by the worker
             replies.say(messages.question_too_long(len(intent.text), MAX_QUESTION_CHARS))
         else:
-            mode = intent.mode or self.state.retrieval_mode("slack", team, channel)
             target = replace(conversation, status_message=replies.placeholder(messages.searching()))
-            self.queues.send(AnswerJob(dedupe_key=dedupe_key, user=user, question=intent.text, retrieval_mode=mode,
-                                       conversation=target))
+            self.queues.send(AnswerJob(dedupe_key=dedupe_key, user=user, question=intent.text,
+                                       retrieval_mode=intent.mode, conversation=target))
 
     # ---------------------------------------------------------------- commands and interactivity
     def on_report_command(self, ack, body: dict, client: WebClient) -> None:
@@ -263,7 +298,8 @@ class SlackBot:
             meta = {}
         meta = meta if isinstance(meta, dict) else {}
         dedupe_key = f"slack:{team}:view:{view['id']}"
-        if not self.state.claim("slack", dedupe_key):
+        claim = self.state.claim("slack", dedupe_key)
+        if not claim.claimed:
             return
         ref = file_ref(files[0])
         text = blocks.escape(messages.report_started(ref.name))
@@ -282,8 +318,9 @@ class SlackBot:
                                            status_message=posted["ts"])
             self.queues.send(ReportJob(f"{dedupe_key}:{files[0].get('id', '')}", conversation, user, ref))
         except Exception:
-            self.state.release("slack", dedupe_key)
+            self._release(claim)
             raise
+        self._settle(claim)
 
     def on_mode_command(self, ack, command: dict, context: BoltContext) -> None:
         team, channel, user = context.team_id or "", _text(command, "channel_id"), _text(command, "user_id")

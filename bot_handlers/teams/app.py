@@ -44,7 +44,7 @@ from botframework.connector.auth import (
 from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
 from bot_handlers.intent import MODE_WORDS, parse_intent, strip_mentions
-from bot_handlers.state import ConversationState, JobQueues, conversation_state, job_queues
+from bot_handlers.state import DUPLICATE, RATE_LIMITED, ConversationState, JobQueues, conversation_state, job_queues
 from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
 from lcabot import messages
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
@@ -131,16 +131,24 @@ class TeamsBot(TeamsActivityHandler):
             act = self._message
         else:
             return
+        if not activity.id:
+            logger.warning("message activity without an id ignored")
+            return
         dedupe_key = f"teams:{chat.conversation_id}:{activity.id}"
-        if activity.id and not self.state.claim("teams", dedupe_key):
+        claim = self.state.claim("teams", dedupe_key,
+                                 limit=(chat.tenant, chat.base_id, chat.user) if act == self._message else None)
+        if claim.outcome == DUPLICATE:
             logger.info("duplicate delivery ignored: %s", dedupe_key)
             return
         try:
-            await act(turn_context, chat, dedupe_key)
+            if claim.outcome == RATE_LIMITED:
+                await _say(turn_context, messages.rate_limited())
+            else:
+                await act(turn_context, chat, dedupe_key)
         except Exception:
-            if activity.id:
-                self.state.release("teams", dedupe_key)  # the channel's retry must not be taken for a duplicate
+            self.state.release(claim)  # the channel's retry must not be taken for a duplicate
             raise
+        self.state.settle(claim)
 
     async def _message(self, turn_context: TurnContext, chat: Chat, dedupe_key: str) -> None:
         activity = turn_context.activity
@@ -148,9 +156,6 @@ class TeamsBot(TeamsActivityHandler):
             await turn_context.send_activity(Activity(type=ActivityTypes.typing))
         except Exception:  # a lost typing indicator must not lose the question
             logger.warning("typing indicator not sent", exc_info=True)
-        if self.state.over_limit("teams", chat.tenant, chat.base_id, chat.user):
-            await _say(turn_context, messages.rate_limited())
-            return
         text = strip_mentions(activity.text or "")
         words = text.lower().split()
         if words and words[0] == "mode" and len(words) <= 2:
@@ -218,14 +223,18 @@ class TeamsBot(TeamsActivityHandler):
         """Act once per invoke (a redelivered accept must not upload twice into a finished upload session)."""
         activity = turn_context.activity
         dedupe_key = f"teams:{activity.conversation.id}:{activity.id}"
-        if activity.id and not self.state.claim("teams", dedupe_key):
+        claim = self.state.claim("teams", dedupe_key) if activity.id else None
+        if claim is not None and not claim.claimed:
             return InvokeResponse(status=200)
         try:
-            return await super().on_teams_file_consent(turn_context, file_consent_card_response)
+            response = await super().on_teams_file_consent(turn_context, file_consent_card_response)
         except Exception:
-            if activity.id:
-                self.state.release("teams", dedupe_key)
+            if claim is not None:
+                self.state.release(claim)
             raise
+        if claim is not None:
+            self.state.settle(claim)
+        return response
 
     async def on_teams_file_consent_accept(self, turn_context: TurnContext,
                                            file_consent_card_response: FileConsentCardResponse) -> None:

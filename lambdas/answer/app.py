@@ -35,16 +35,17 @@ def answerer() -> Answerer:
 
 def answer(job: AnswerJob) -> dict:
     """Answer one job (with its thread's earlier turns) and deliver it; an unaskable question (empty, too long) gets
-    its reason as a notice. The job's retrieval mode applies; ``rag+graph`` asked before the knowledge graph exists
-    is answered by retrieval alone, and the answer says so."""
+    its reason as a notice. The job's retrieval mode applies, or when it names none the channel's (``/lca-mode``);
+    ``rag+graph`` asked before the knowledge graph exists is answered by retrieval alone, and the answer says so."""
     client = runtime.platform_client(job.conversation)
+    mode = job.retrieval_mode or runtime.channel_mode(job.conversation)
     try:
         history = client.history(job)
     except Exception:  # the thread cannot be read (a missing scope, a deleted thread): answer without it
         logger.exception("thread history unavailable", extra={"dedupe_key": job.dedupe_key})
         history = job.history
     try:
-        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k, mode=job.retrieval_mode)
+        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k, mode=mode)
     except QuestionError as err:
         client.post_notice(job.conversation, str(err))
         return {"delivered": "notice"}

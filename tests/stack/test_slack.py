@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -19,6 +20,7 @@ from tests import slack_events as ev
 from tests.fixtures import hostile
 from tests.stack.conftest import CHANNEL_LIMIT, CHIC, COFFEE, COFFEE_KEY, USER_LIMIT
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
+from tests.stubs.faulty_proxy import FaultyProxy
 from tests.stubs.slack_server import SlackAPIStub
 
 pytestmark = pytest.mark.corpus
@@ -120,6 +122,115 @@ def test_retries_and_duplicate_deliveries_produce_exactly_one_reply(slack):
     assert slack.answer() == (1, 0)
     (reply,) = replies(slack.slack, CHANNEL, ts)
     assert "coffee" in block_text(reply).lower()
+
+
+# ---------------------------------------------------------------- 1b. the claim under DynamoDB faults
+
+COFFEE_QUESTION = "What is the functional unit of the coffee study?"
+
+
+@pytest.fixture
+def dynamodb(slack, monkeypatch):
+    """The handlers' DynamoDB calls go through a proxy that can lose a response, fail a call or slow every call."""
+    proxy = FaultyProxy(slack.endpoint).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", proxy.url)
+    clear_bot_caches()
+    yield proxy
+    clear_bot_caches()
+    proxy.stop()
+
+
+def answers_in(stub: SlackAPIStub, channel: str, thread_ts: str) -> list[str]:
+    """The texts of the bot's answers (Block Kit replies) in a thread."""
+    return [block_text(m) for m in replies(stub, channel, thread_ts) if m.get("blocks")]
+
+
+@pytest.mark.parametrize("lost", ["TransactWriteItems", "PutItem"])
+def test_a_claim_or_settle_whose_response_was_lost_does_not_lose_the_message(slack, dynamodb, lost):
+    """The write happened, its response did not arrive, the SDK sent it again: the retry finds the request's own
+    token and goes on (the claim was a plain conditional put before, so its retry failed on our own first write and
+    the message was dropped as a duplicate, and so was Slack's retry)."""
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
+    event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
+    dynamodb.lose_response(lost)
+    assert post(event)["statusCode"] == 200
+    assert dynamodb.count(lost) == 2  # sent, lost, sent again
+    assert post(event)["statusCode"] == 200  # Slack's own retry is a duplicate now
+    assert slack.answer() == (1, 0)
+    (answer,) = answers_in(slack.slack, CHANNEL, ts)
+    assert "1 kg of green coffee" in answer
+
+
+class _Stopped(BaseException):
+    """The Lambda runtime ending an invocation (its timeout): no ``except Exception`` runs."""
+
+
+def test_an_invocation_stopped_between_claim_and_job_leaves_only_a_lease_that_a_later_retry_takes(slack, monkeypatch):
+    monkeypatch.setattr(bot_state, "LEASE_S", 1)
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
+    event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
+
+    def stopped(job):
+        raise _Stopped
+
+    with monkeypatch.context() as timing_out:
+        timing_out.setattr(bot_state.job_queues(), "send", stopped)
+        with pytest.raises(_Stopped):
+            post(event)
+    assert post(event)["statusCode"] == 200  # Slack's first retry, inside the lease: the first may still run
+    assert slack.answer() == (0, 0)
+    time.sleep(2.1)  # the lease (whole seconds) has run out with no job queued
+    assert post(event)["statusCode"] == 200  # Slack's next retry acts
+    assert post(event)["statusCode"] == 200  # and settled it: this one is a duplicate
+    assert slack.answer() == (1, 0)
+    (answer,) = answers_in(slack.slack, CHANNEL, ts)
+    assert "1 kg of green coffee" in answer
+
+
+def test_the_acknowledgement_makes_at_most_two_dynamodb_calls(slack, dynamodb):
+    root, follow, stranger = new_ts(), new_ts(), new_ts()
+    seed_root(slack.slack, root, f"<@U0BOT> {COFFEE_QUESTION}")
+    calls = dynamodb.count()
+    post(ev.event_callback(ev.mention(COFFEE_QUESTION, root)))
+    assert dynamodb.calls[calls:] == ["TransactWriteItems", "PutItem"]  # claim + thread + rate limits; settle
+    calls = dynamodb.count()
+    slack.slack.add_message(CHANNEL, "And for the organic farms?", ts=follow, thread_ts=root)
+    post(ev.event_callback(ev.message("And for the organic farms?", follow, channel=CHANNEL, channel_type="channel",
+                                      thread_ts=root)))
+    assert dynamodb.calls[calls:] == ["TransactWriteItems", "PutItem"]  # the thread checked within the claim
+    calls = dynamodb.count()
+    post(ev.event_callback(ev.message("Lunch?", new_ts(), channel=CHANNEL, channel_type="channel",
+                                      thread_ts=stranger)))
+    assert dynamodb.calls[calls:] == ["TransactWriteItems"]  # not a bot thread: nothing written, nothing said
+    assert slack.answer() == (2, 0)
+    first, second = answers_in(slack.slack, CHANNEL, root)
+    assert "1 kg of green coffee" in first and "organic" in second.lower()
+
+
+def test_concurrent_deliveries_of_one_message_make_one_job(slack):
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
+    mention = ev.mention(COFFEE_QUESTION, ts)
+    deliveries = [ev.event_callback(mention) for _ in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        assert [r["statusCode"] for r in pool.map(post, deliveries)] == [200] * 8
+    assert slack.answer() == (1, 0)
+    assert len(replies(slack.slack, CHANNEL, ts)) == 1
+
+
+def test_dynamodb_failing_gets_slack_to_retry_with_nothing_posted(slack, dynamodb):
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
+    event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
+    dynamodb.fail("TransactWriteItems", times=3)  # every attempt the bounded client makes
+    assert post(event)["statusCode"] == 500
+    assert replies(slack.slack, CHANNEL, ts) == []
+    assert post(event)["statusCode"] == 200  # Slack's retry
+    assert slack.answer() == (1, 0)
+    (answer,) = answers_in(slack.slack, CHANNEL, ts)
+    assert "1 kg of green coffee" in answer
 
 
 # ---------------------------------------------------------------- 2 and 3. questions and replies
@@ -432,7 +543,8 @@ def test_the_bot_not_being_in_the_channel_is_acknowledged_not_retried(slack):
     ts = new_ts()
     slack.slack.fail_next("chat.postMessage", "not_in_channel")
     assert post(ev.event_callback(ev.mention("What is GWP100?", ts, channel="C0NOTIN")))["statusCode"] == 200
-    assert bot_state.conversation_state().claim("slack", f"slack:{ev.TEAM}:C0NOTIN:{ts}") is False
+    assert bot_state.conversation_state().claim("slack", f"slack:{ev.TEAM}:C0NOTIN:{ts}").outcome == \
+        bot_state.DUPLICATE  # settled: Slack's retry is not acted on
 
 
 def test_an_event_without_a_channel_is_acknowledged(slack):

@@ -10,6 +10,7 @@ import pytest
 from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity, Attachment, ChannelAccount, ConversationAccount, Entity
 
+from bot_handlers.state import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
 from bot_handlers.teams import app as teams_app
 from bot_handlers.teams.client import (
     FILE_DOWNLOAD_INFO,
@@ -39,18 +40,20 @@ class FakeState:
         self.votes: list[tuple] = []
         self.limited = limited
 
-    def claim(self, platform: str, key: str) -> bool:
+    def claim(self, platform: str, key: str, limit: tuple[str, str, str] | None = None) -> Claim:
         if key in self.claimed:
-            return False
+            return Claim(platform, key, "token", DUPLICATE)
+        if limit is not None and self.limited:
+            return Claim(platform, key, "token", RATE_LIMITED)
         self.claimed.add(key)
-        return True
+        return Claim(platform, key, "token", CLAIMED)
 
-    def release(self, platform: str, key: str) -> None:
-        self.claimed.discard(key)
-        self.released.append(key)
+    def settle(self, claim: Claim) -> None:
+        self.claimed.add(claim.dedupe_key)
 
-    def over_limit(self, platform: str, team: str, channel: str, user: str) -> bool:
-        return self.limited
+    def release(self, claim: Claim) -> None:
+        self.claimed.discard(claim.dedupe_key)
+        self.released.append(claim.dedupe_key)
 
     def retrieval_mode(self, platform: str, team: str, channel: str, default: str = "rag") -> str:
         return self.modes.get((team, channel), default)
