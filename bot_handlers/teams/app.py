@@ -1,11 +1,12 @@
 """AWS Lambda behind the HTTP API (``POST /api/messages``): the Microsoft Teams bot.
 
 The handler checks the Bot Framework JWT in ``Authorization`` with botframework-connector's validator (issuer,
-audience = our app id, signing key from the channel's published keys, endorsement of the channel, the ``serviceurl``
-claim equal to the activity's ``serviceUrl``), and only then runs the activity through botbuilder's
-``BotFrameworkAdapter`` and :class:`TeamsBot`; so a ``serviceUrl`` is trusted (replied to, stored in a job) only
-after validation. Status codes: 400 for an event or body that is not an activity, 401 for any failure of
-authentication (a missing header, a forged, expired or foreign token, an unreachable key endpoint), 500 when the bot
+audience = our app id, signing key from the channel's published keys, endorsement of the channel) before it reads the
+body, then that the activity comes from ``msteams`` and names the ``serviceUrl`` the token's ``serviceurl`` claim
+holds, and only then runs the activity through botbuilder's ``BotFrameworkAdapter`` and :class:`TeamsBot`; so a
+``serviceUrl`` is trusted (replied to, stored in a job) only after validation. Status codes: 401 for any failure of
+authentication (a missing header, a forged, expired or foreign token, an unreachable key endpoint, another channel or
+``serviceUrl``), 400 for an event or body that is not a well-formed activity (:func:`malformed`), 500 when the bot
 fails after authentication (Teams may retry: the dedupe claim is released), otherwise 200 (or an invoke's status).
 
 :class:`TeamsBot` only decides what an activity asks for, claims it once (durable dedupe on conversation + activity
@@ -27,6 +28,7 @@ import logging
 import os
 from dataclasses import dataclass
 from functools import cache
+from http import HTTPStatus
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -119,6 +121,21 @@ class TeamsBot(TeamsActivityHandler):
         self.queues = queues
         self.reports = reports
         self.reports_bucket = reports_bucket
+
+    async def on_conversation_update_activity(self, turn_context: TurnContext) -> None:
+        """Members added or removed, a channel renamed: nothing to act on (botbuilder would look each added member
+        up on the Bot Connector first)."""
+        logger.debug("conversationUpdate acknowledged: %s", turn_context.activity.id)
+
+    async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:
+        """An invoke this bot has no handler for (botbuilder answers 501, a server error) is refused as a bad
+        request: 400 with the error body Teams shows."""
+        response = await super().on_invoke_activity(turn_context)
+        if response is not None and response.status == HTTPStatus.NOT_IMPLEMENTED:
+            logger.info("invoke not handled: %s", turn_context.activity.name)
+            return InvokeResponse(status=HTTPStatus.BAD_REQUEST, body={
+                "code": "BadRequest", "message": "lcabot does not handle this action."})
+        return response
 
     # ---------------------------------------------------------------- messages
     async def on_message_activity(self, turn_context: TurnContext) -> None:
@@ -330,16 +347,14 @@ def _response(status: int, body: Any = None) -> dict:
     return {"statusCode": status, "headers": {"content-type": "application/json"}, "body": json.dumps(body)}
 
 
-def parse_event(event: Any) -> tuple[Activity, str]:
-    """An HTTP API (payload 2.0) event → the activity and the ``Authorization`` header.
+def parse_body(event: dict) -> Activity:
+    """The activity in an HTTP API (payload 2.0) event's body, read only after its token was checked.
 
     Raises:
-        ValueError: not an HTTP API event, a body that is not base64/UTF-8/JSON, or not an activity with a type.
+        ValueError: a body that is not base64/UTF-8/JSON, not an activity with a type and a conversation, or one
+            whose fields the bot reads have the wrong type (:func:`malformed`).
     """
-    if not isinstance(event, dict) or not isinstance(event.get("headers", {}), dict) or \
-            not isinstance(event.get("body"), str):
-        raise ValueError("not an API Gateway HTTP event with a body")
-    body = event["body"]
+    body = event.get("body") or ""
     if event.get("isBase64Encoded"):
         try:
             body = base64.b64decode(body, validate=True).decode("utf-8")
@@ -347,39 +362,74 @@ def parse_event(event: Any) -> tuple[Activity, str]:
             raise ValueError("body is not base64-encoded UTF-8") from err
     try:
         data = json.loads(body)
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, RecursionError) as err:
         raise ValueError("body is not JSON") from err
     if not isinstance(data, dict) or not isinstance(data.get("type"), str) or not data["type"]:
         raise ValueError("body is not an activity with a type")
+    if reason := malformed(data):
+        raise ValueError(reason)
     try:
         activity = Activity().deserialize(data)
     except Exception as err:  # msrest raises DeserializationError and others for mistyped fields
         raise ValueError(f"body is not an activity ({type(err).__name__})") from err
     if activity.conversation is None or not activity.conversation.id:
         raise ValueError("activity has no conversation")
-    headers = {str(k).lower(): v for k, v in (event.get("headers") or {}).items()}
-    return activity, str(headers.get("authorization") or "")
+    return activity
 
 
-async def authenticate(activity: Activity, auth_header: str, rt: Runtime) -> ClaimsIdentity:
-    """The Bot Framework channel token of a Teams activity, checked by botframework-connector's
-    ``ChannelValidation`` only: issuer ``https://api.botframework.com``, audience our app id, a signing key the
-    channel's OpenID metadata publishes and endorses for ``msteams``, and the ``serviceurl`` claim equal to the
-    activity's ``serviceUrl``. Emulator and AAD-issued tokens (which ``JwtTokenValidation`` would also accept, without
-    the ``serviceurl`` check) are refused. An unknown key id makes the cached keys be fetched again, once (keys roll
+# the objects of an activity the bot or botbuilder reads by key (msrest types the rest), and their fields that must
+# be strings where present
+_OBJECT_FIELDS = {"channelData": ("tenant", "team", "channel", "settings", "meeting"),
+                  "from": (), "conversation": (), "recipient": ()}
+_ID_OBJECTS = ("tenant", "team", "channel")
+
+
+def malformed(data: dict) -> str:
+    """Why an activity's JSON cannot be read as Teams sends it, else ``""``: ``channelData``, ``from``,
+    ``conversation`` and ``recipient`` must be objects, and ``channelData``'s ``tenant``, ``team`` and ``channel``
+    objects with a string ``id``; an invoke needs a ``name`` and an object ``value`` (``adaptiveCard/action`` one
+    with an ``action`` object, ``fileConsent/invoke`` one with a string ``action``); a message's ``value`` (a card's
+    submit) must be an object."""
+    for key, inner in _OBJECT_FIELDS.items():
+        if key in data and not isinstance(data[key], dict | None):
+            return f"{key} is not an object"
+        for name in inner:
+            field = (data.get(key) or {}).get(name)
+            if field is not None and not isinstance(field, dict):
+                return f"{key}.{name} is not an object"
+            if name in _ID_OBJECTS and field is not None and not isinstance(field.get("id", ""), str):
+                return f"{key}.{name}.id is not a string"
+    value = data.get("value")
+    if data["type"] == "invoke":
+        if not isinstance(data.get("name"), str) or not isinstance(value, dict):
+            return "an invoke without a name or an object value"
+        if data["name"] == "adaptiveCard/action" and not isinstance(value.get("action"), dict):
+            return "an adaptiveCard/action invoke without an action object"
+        if data["name"] == "fileConsent/invoke" and not isinstance(value.get("action"), str):
+            return "a fileConsent/invoke without an action"
+    elif data["type"] == "message" and value is not None and not isinstance(value, dict):
+        return "a message's value is not an object"
+    return ""
+
+
+async def authenticate(auth_header: str, rt: Runtime) -> ClaimsIdentity:
+    """The Bot Framework channel token in ``Authorization``, checked before the body is read, by
+    botframework-connector's ``ChannelValidation`` only: issuer ``https://api.botframework.com``, audience our app
+    id, a signing key the channel's OpenID metadata publishes and endorses for ``msteams``. Emulator and AAD-issued
+    tokens (which ``JwtTokenValidation`` would also accept, without the ``serviceurl`` check of
+    :func:`check_sender`) are refused. An unknown key id makes the cached keys be fetched again, once (keys roll
     over; the library would otherwise keep refusing for a day).
 
     Raises:
-        PermissionError: the activity is not from Teams, or the token is not valid (any validator error).
+        PermissionError: the token is missing or not valid (any validator error).
     """
-    if activity.channel_id != "msteams":
-        raise PermissionError(f"channel {activity.channel_id!r} is not msteams")
+    if not auth_header:
+        raise PermissionError("no Authorization header")
     credentials = SimpleCredentialProvider(rt.app_id, rt.app_password)
     for attempt in range(2):
         try:
-            identity = await ChannelValidation.authenticate_channel_token_with_service_url(
-                auth_header, credentials, activity.service_url or "", activity.channel_id,
-                AuthenticationConfiguration())
+            identity = await ChannelValidation.authenticate_channel_token(
+                auth_header, credentials, "msteams", AuthenticationConfiguration())
         except IndexError as err:  # the cached key set lacks the token's key id
             if attempt:
                 raise PermissionError("unknown signing key") from err
@@ -393,10 +443,33 @@ async def authenticate(activity: Activity, auth_header: str, rt: Runtime) -> Cla
     raise PermissionError("unknown signing key")
 
 
-async def serve(activity: Activity, auth_header: str, rt: Runtime) -> dict:
-    """Authenticate, then run the activity through the adapter and the bot; the HTTP response."""
+def check_sender(activity: Activity, identity: ClaimsIdentity) -> None:
+    """The activity comes from Teams and names the ``serviceUrl`` its token was issued for (a reply goes there).
+
+    Raises:
+        PermissionError: another channel, or a ``serviceUrl`` other than the token's ``serviceurl`` claim.
+    """
+    if activity.channel_id != "msteams":
+        raise PermissionError(f"channel {activity.channel_id!r} is not msteams")
+    if identity.get_claim_value(ChannelValidation.SERVICE_URL_CLAIM) != activity.service_url:
+        raise PermissionError("the serviceUrl is not the one the token was issued for")
+
+
+async def serve(event: dict, auth_header: str, rt: Runtime) -> dict:
+    """Authenticate, read the body, check the sender, then run the activity through the adapter and the bot; the
+    HTTP response."""
     try:
-        identity = await authenticate(activity, auth_header, rt)
+        identity = await authenticate(auth_header, rt)
+    except PermissionError as err:
+        logger.warning("activity refused: %s", err)
+        return _response(401, "unauthorized")
+    try:
+        activity = parse_body(event)
+    except ValueError as err:
+        logger.warning("malformed activity refused: %s", err)
+        return _response(400, str(err))
+    try:
+        check_sender(activity, identity)
     except PermissionError as err:
         logger.warning("activity refused: %s", err)
         return _response(401, "unauthorized")
@@ -414,14 +487,17 @@ async def serve(activity: Activity, auth_header: str, rt: Runtime) -> dict:
 
 
 def handler(event: dict, context: Any) -> dict:
-    """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "headers", "body"}``."""
-    try:
-        activity, auth_header = parse_event(event)
-    except ValueError as err:
-        return _response(400, str(err))
+    """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "headers", "body"}``: 401 before the body is read
+    when the token is not the channel's, 400 for a body that is not a well-formed activity, 401 for an activity from
+    another channel or ``serviceUrl`` than the token's."""
+    if not isinstance(event, dict) or not isinstance(event.get("headers"), dict) or \
+            not isinstance(event.get("body", ""), str | None):
+        return _response(400, "not an API Gateway HTTP event")
+    headers = {str(k).lower(): v for k, v in event["headers"].items()}
+    auth_header = headers.get("authorization")
     try:
         rt = runtime()
     except Exception:  # no credentials: refuse every activity rather than run unauthenticated
         logger.exception("Teams bot is not configured")
         return _response(500, "not configured")
-    return asyncio.run(serve(activity, auth_header, rt))
+    return asyncio.run(serve(event, auth_header if isinstance(auth_header, str) else "", rt))

@@ -418,3 +418,107 @@ def test_a_follow_up_in_a_personal_chat_carries_the_earlier_turns(teams):
     (reply,) = replies_to(stub, follow["id"])
     text = card_text(reply)
     assert "abstained" not in text and "organic" in text.lower() and "Nab & Maslin coffee \\(2020\\).pdf" in text
+
+
+# ---------------------------------------------------------------- hostile and malformed activities
+
+
+@pytest.mark.parametrize("case", ["adaptiveCard/action with an empty value", "tenant as a string",
+                                  "a message value that is a list", "an invoke no handler takes"])
+def test_activities_with_missing_or_mistyped_fields_get_4xx_and_nothing_is_enqueued(teams, case):
+    """They raised ``TypeError`` (an ``adaptiveCard/action`` invoke with an empty value), ``AttributeError``
+    (``channelData.tenant`` not an object: 500) or got botbuilder's 501."""
+    stub = teams.bf
+    body = {
+        "adaptiveCard/action with an empty value": activity(stub, "", type="invoke", name="adaptiveCard/action",
+                                                            value=None),
+        "tenant as a string": activity(stub, "What is GWP100?", channelData={"tenant": TENANT}),
+        "a message value that is a list": activity(stub, "", value=["feedback", "up"]),
+        "an invoke no handler takes": activity(stub, "", type="invoke", name="composeExtension/query",
+                                               value={"commandId": "search"}),
+    }[case]
+    before = len(stub.activities)
+    assert post(stub, body)["statusCode"] == 400
+    assert answer_queue_depth(teams) == 0 and len(stub.activities) == before
+
+
+def _fuzzed_activities(stub: BotFrameworkStub, n: int) -> list[str]:
+    """``n`` bodies: real activity shapes (a personal question, a channel mention, a 👍 submit, an
+    ``adaptiveCard/action`` and a ``fileConsent/invoke`` invoke, a ``conversationUpdate``, a reaction) with a field
+    deleted, retyped or truncated, nested fields included, plus bodies that are not activities at all."""
+    import random
+
+    rng = random.Random(14)
+    junk = [None, 0, -1, 1.5, True, "", "x" * 3000, [], [1, "a"], {}, {"id": 7}, "<at>all</at>", "\u0000"]
+
+    def mutate(value, depth=0):
+        if isinstance(value, dict) and value and depth < 4:
+            value = dict(value)
+            key = rng.choice(sorted(value))
+            choice = rng.random()
+            if choice < 0.3:
+                del value[key]
+            elif choice < 0.65:
+                value[key] = rng.choice(junk)
+            else:
+                value[key] = mutate(value[key], depth + 1)
+        elif isinstance(value, list) and value and depth < 4:
+            value = list(value)
+            i = rng.randrange(len(value))
+            value[i] = mutate(value[i], depth + 1) if rng.random() < 0.7 else rng.choice(junk)
+        return value
+
+    def invoke(name: str, value) -> dict:
+        body = activity(stub, "", type="invoke", name=name, value=value)
+        del body["text"], body["textFormat"]
+        return body
+
+    shapes = [
+        lambda: activity(stub, "What is GWP100?"),
+        lambda: activity(stub, "What is GWP100?", conversation=f"{CHANNEL};messageid={new_id()}", kind="channel"),
+        lambda: activity(stub, "", value={"feedback": "up", "q": "What is GWP100?", "h": "abc", "a": "answer"},
+                         replyToId=new_id()),
+        lambda: invoke("adaptiveCard/action", {"action": {"type": "Action.Execute", "verb": "feedback",
+                                                          "data": {"feedback": "down"}}, "trigger": "manual"}),
+        lambda: invoke("fileConsent/invoke", {"type": "fileUpload", "action": "decline",
+                                              "context": {"key": "reports/x/report.docx"},
+                                              "uploadInfo": {"name": "report.docx", "uploadUrl": "https://x/y"}}),
+        lambda: {**activity(stub, ""), "type": "conversationUpdate",
+                 "membersAdded": [{"id": f"28:{stub.app_id}"}, {"id": "29:1alice-teams-id"}]},
+        lambda: {**activity(stub, ""), "type": "messageReaction", "reactionsAdded": [{"type": "like"}],
+                 "replyToId": new_id()},
+    ]
+    bodies = []
+    for i in range(n):
+        kind = i % (len(shapes) + 1)
+        if kind < len(shapes):
+            bodies.append(json.dumps(mutate(shapes[kind]())))
+        else:
+            whole = json.dumps(shapes[0]())
+            bodies.append(rng.choice([whole[: rng.randrange(len(whole))], "[1, 2, 3]", "null", '"message"',
+                                      json.dumps({"type": "message"}), json.dumps({"type": 7}), "{" * 5000, ""]))
+    return bodies
+
+
+def test_fuzzed_activities_never_raise_or_get_a_5xx_and_unauthenticated_ones_get_401(teams):
+    """Issue 14: 500 bodies, each sent without a token and with a valid channel token. The token is checked before
+    the body is read, so every unauthenticated one gets 401; an authenticated one that is not a well-formed
+    activity gets 400 (or 401 when its serviceUrl or channel is not the token's); none raises or gets a 5xx, which
+    the channel would retry."""
+    stub = teams.bf
+    statuses: dict[int, int] = {}
+    auth = stub.channel_auth_header(stub.service_url)
+    for body in _fuzzed_activities(stub, 500):
+        event = api_event({}, None)
+        event["body"] = body
+        assert teams_app.handler(event, None)["statusCode"] == 401, body[:200]
+        event["headers"]["authorization"] = auth
+        response = teams_app.handler(event, LambdaContext("TeamsFunction", timeout_s=15))
+        assert response["statusCode"] < 500, (response, body[:300])
+        statuses[response["statusCode"]] = statuses.get(response["statusCode"], 0) + 1
+    assert set(statuses) <= {200, 400, 401} and statuses.get(400, 0) >= 100 and statuses.get(200, 0) >= 150, statuses
+    for queue in ("LCABOT_ANSWER_QUEUE_URL", "LCABOT_REPORT_QUEUE_URL"):  # the well-formed ones' jobs, dropped
+        url = teams.env[queue]
+        while batch := teams.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
+            teams.sqs.delete_message_batch(QueueUrl=url, Entries=[
+                {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(batch)])

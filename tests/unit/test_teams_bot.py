@@ -310,12 +310,24 @@ def api_event(body: str | None, headers: dict | None = None, **extra) -> dict:
             "isBase64Encoded": False, **extra}
 
 
-@pytest.mark.parametrize("event", [
-    {"body": None}, "not an event", api_event("{not json"), api_event("[1, 2]"), api_event('{"text": "no type"}'),
-    api_event("!!!", isBase64Encoded=True), api_event(json.dumps({"type": "message", "text": "no conversation"})),
-], ids=["no body", "not a dict", "not json", "not an object", "no type", "bad base64", "no conversation"])
-def test_malformed_events_get_400(entry, event):
+@pytest.mark.parametrize("event", [{"body": None}, "not an event", {"headers": [], "body": "{}"},
+                                   {"headers": {}, "body": 7}],
+                         ids=["no headers", "not a dict", "headers not an object", "body not a string"])
+def test_events_that_are_not_http_api_events_get_400(entry, event):
     assert teams_app.handler(event, None)["statusCode"] == 400
+    assert entry.queues.sent == []
+
+
+@pytest.mark.parametrize("event", [
+    api_event("{not json"), api_event("[1, 2]"), api_event('{"text": "no type"}'),
+    api_event("!!!", isBase64Encoded=True), api_event(json.dumps({"type": "message", "text": "no conversation"})),
+], ids=["not json", "not an object", "no type", "bad base64", "no conversation"])
+def test_a_malformed_body_without_a_token_gets_401_before_it_is_read(entry, event, monkeypatch):
+    def unread(event):
+        raise AssertionError("the body was read before the token was checked")
+
+    monkeypatch.setattr(teams_app, "parse_body", unread)
+    assert teams_app.handler(event, None)["statusCode"] == 401
     assert entry.queues.sent == []
 
 
