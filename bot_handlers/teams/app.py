@@ -49,7 +49,7 @@ from bot_handlers.intent import MODE_WORDS, parse_intent, strip_mentions
 from bot_handlers.state import DUPLICATE, RATE_LIMITED, ConversationState, JobQueues, conversation_state, job_queues
 from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
 from lcabot import messages
-from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
 if TYPE_CHECKING:
     from lcabot.ports import ObjectStore
@@ -194,6 +194,8 @@ class TeamsBot(TeamsActivityHandler):
                 "make a report" if intent.kind == "report" else "add a document to the library", "teams"))
         elif intent.kind == "help":
             await _say(turn_context, messages.chat_help())
+        elif len(intent.text) > MAX_QUESTION_CHARS:  # refused here, not queued to be refused by the worker
+            await _say(turn_context, messages.question_too_long(len(intent.text), MAX_QUESTION_CHARS))
         else:
             mode = intent.mode or self.state.retrieval_mode("teams", chat.tenant, chat.base_id)
             self.queues.send(AnswerJob(dedupe_key=dedupe_key, conversation=chat.ref(activity), user=chat.user,

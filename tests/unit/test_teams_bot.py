@@ -131,6 +131,13 @@ def test_a_personal_message_sends_typing_and_enqueues_one_answer_job(bot):
     assert json.loads(job.to_json())["conversation"]["reference"]["bot"]["id"] == BOT.id
 
 
+def test_a_question_over_the_core_limit_is_refused_in_the_chat_before_it_is_queued(bot):
+    question = "What is GWP100? " + "x" * 5000
+    sent = run(bot, activity(question))
+    assert texts(sent) == [messages.question_too_long(5016, 2000)]
+    assert bot.queues.sent == []
+
+
 def test_a_redelivered_activity_is_acted_on_once(bot):
     question = activity("What is GWP100?")
     sent = run(bot, question, activity("What is GWP100?"))
