@@ -354,7 +354,9 @@ class Answerer:
             note = messages.llm_incomplete()
         except GenerationError as err:
             note = messages.llm_failed(str(err))
-        return self._fallback.generate(query, ledger, history), self._fallback.name, (note,)
+        # (the fallback reads the best-ranked evidence only: over a ledger of hundreds of long passages it would run
+        # past the answer's deadline, which the failed call has already used up)
+        return self._fallback.generate(query, ledger[:MAX_FALLBACK_EVIDENCE], history), self._fallback.name, (note,)
 
     @staticmethod
     def _abstain(mode: str, text: str, searched: str, ledger: Sequence[Evidence], reason: str,
@@ -363,6 +365,8 @@ class Answerer:
                       searched=searched, ledger_hash=ledger_hash(ledger), generator="none", abstain_reason=reason,
                       notes=notes)
 
+
+MAX_FALLBACK_EVIDENCE = 250  # quotable units (LCABOT_TOP_K=60 gives about 200 on the corpus; the default 5, 20-80)
 
 # the quantities whose values are printed with a unit, and how the answer names that unit
 VALUE_UNITS = {"CO2e": "kg CO2e", "distance": "km", "energy": "MJ or kWh", "money": "EUR", "unit price": "EUR per kg",

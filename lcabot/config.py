@@ -14,6 +14,7 @@ ENV_ANTHROPIC_MODEL = "LCABOT_ANTHROPIC_MODEL"
 ENV_GRAPH_MODEL = "LCABOT_GRAPH_MODEL"
 ENV_RETRIEVAL_MODE = "LCABOT_RETRIEVAL_MODE"
 ENV_LLM_TIMEOUT = "LCABOT_LLM_TIMEOUT_S"
+ENV_PROMPT_TOKENS = "LCABOT_PROMPT_TOKENS"
 ENV_MAX_PDF_MB = "LCABOT_MAX_PDF_MB"
 ENV_MAX_PAGES = "LCABOT_MAX_PAGES"
 ENV_ANTHROPIC_KEY = "ANTHROPIC_API_KEY"  # the anthropic SDK's own name; ANTHROPIC_BASE_URL is read by the SDK
@@ -25,6 +26,9 @@ ENV_REGION = "AWS_REGION"  # set by the Lambda runtime
 PERSPECTIVES = ("academic", "industry", "public", "eu_funding", "general")
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 DEFAULT_GRAPH_MODEL = "claude-haiku-4-5"  # a small model: graph extraction makes one call per few chunks
+# Claude's models read 200,000 tokens of context; an answer's prompt is kept under this estimate (the output budget
+# and the estimate's own error fit in the rest)
+DEFAULT_PROMPT_TOKENS = 150_000
 RETRIEVAL_MODES = ("rag", "rag+graph")
 
 
@@ -43,6 +47,8 @@ class Settings:
             a Slack channel or a Teams chat can choose the other.
         anthropic_api_key: read from ``ANTHROPIC_API_KEY``; never logged.
         llm_timeout_s: overall seconds for a Claude answer; retries of 408/429/5xx/529 happen within it.
+        prompt_tokens: the most tokens (estimated) a Claude answer's prompt may take (``LCABOT_PROMPT_TOKENS``);
+            the lowest-ranked evidence and the oldest turns of the thread are left out to fit.
         max_pdf_mb / max_pages: inputs above these limits are refused before parsing.
         opensearch_url: when set, the index is OpenSearch at this URL instead of the embedded SQLite file.
         opensearch_index: the OpenSearch index holding chunks (``lcabot-chunks``).
@@ -58,6 +64,7 @@ class Settings:
     retrieval_mode: str = "rag+graph"
     anthropic_api_key: str | None = None
     llm_timeout_s: float = 60.0
+    prompt_tokens: int = DEFAULT_PROMPT_TOKENS
     max_pdf_mb: float = 100.0
     max_pages: int = 2000
     opensearch_url: str | None = None
@@ -94,6 +101,7 @@ class Settings:
             retrieval_mode=_choice(env, ENV_RETRIEVAL_MODE, RETRIEVAL_MODES) or "rag+graph",
             anthropic_api_key=env.get(ENV_ANTHROPIC_KEY) or None,
             llm_timeout_s=_number(env, ENV_LLM_TIMEOUT, "60", float),
+            prompt_tokens=_number(env, ENV_PROMPT_TOKENS, str(DEFAULT_PROMPT_TOKENS), int),
             max_pdf_mb=_number(env, ENV_MAX_PDF_MB, "100", float),
             max_pages=_number(env, ENV_MAX_PAGES, "2000", int),
             opensearch_url=env.get(ENV_OPENSEARCH_URL) or None,

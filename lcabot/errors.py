@@ -69,6 +69,10 @@ class IncompleteGenerationError(GenerationError):
     """The language model stopped before finishing (``stop_reason == "max_tokens"``)."""
 
 
+class PromptTooLongError(GenerationError):
+    """The Messages API refused the prompt as longer than the model's context (HTTP 400 "prompt is too long")."""
+
+
 class UnknownDocumentError(LcabotError):
     """No indexed document matches the given name or id."""
 

@@ -62,6 +62,7 @@ def build_answerer(settings: Settings, index=None, embedder=None, artifacts=None
     if settings.anthropic_api_key:
         from lcabot.generation.claude import ClaudeGenerator
 
-        generator = ClaudeGenerator(settings.anthropic_api_key, settings.anthropic_model, settings.llm_timeout_s)
+        generator = ClaudeGenerator(settings.anthropic_api_key, settings.anthropic_model, settings.llm_timeout_s,
+                                    prompt_tokens=settings.prompt_tokens)
     graph = GraphSource(artifacts or build_artifacts(settings), ontology.load(), embedder)
     return Answerer(index, HybridRetriever(index, embedder), generator, extractive, settings.retrieval_mode, graph)

@@ -23,6 +23,8 @@ class Reply:
     body: dict[str, Any]
     delay_s: float = 0.0  # sleep before answering (to provoke client timeouts)
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None  # sent instead of ``body`` as JSON (e.g. an event stream)
+    content_type: str = "application/json"
 
 
 @dataclass(frozen=True)
@@ -158,10 +160,10 @@ class AnthropicStub:
                 if reply.delay_s and stub._stopping.wait(reply.delay_s):
                     self.close_connection = True
                     return
-                data = json.dumps(reply.body).encode()
+                data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.content_type)
                     self.send_header("content-length", str(len(data)))
                     self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
                     for name, value in reply.headers.items():

@@ -15,13 +15,14 @@ import pytest
 
 from lcabot import messages
 from lcabot.answering import Answerer
-from lcabot.config import Settings
-from lcabot.generation.claude import ClaudeGenerator
+from lcabot.config import DEFAULT_PROMPT_TOKENS, Settings
+from lcabot.generation.claude import SYSTEM_PROMPT, ClaudeGenerator, fit_prompt, prompt_tokens
 from lcabot.generation.extractive import ExtractiveGenerator
 from lcabot.index_sqlite import SqliteIndex
 from lcabot.ingest import ingest_bytes
 from lcabot.ledger import build_ledger
-from lcabot.retrieval import HybridRetriever
+from lcabot.models import Turn
+from lcabot.retrieval import HybridRetriever, RetrievalQuery
 from tests.fakes import HashEmbedder
 from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of, message
 
@@ -33,6 +34,7 @@ PAGES = (
     ("Transport to the roaster", AIR, SEA),
 )
 QUESTION = "How much does air freight contribute per kg of green coffee?"
+AIR_FIRST = (PAGES[1], PAGES[0])  # the ledger follows the text: the transport page's sentences rank first
 INVENTED = "E0000000000"
 
 
@@ -52,9 +54,11 @@ def build_library(path: Path, pages=PAGES) -> SqliteIndex:
     return index
 
 
-def make_answerer(index: SqliteIndex, base_url: str, timeout_s: float = 10.0) -> Answerer:
+def make_answerer(index: SqliteIndex, base_url: str, timeout_s: float = 10.0,
+                  prompt_tokens: int = DEFAULT_PROMPT_TOKENS) -> Answerer:
     embedder = HashEmbedder()
-    claude = ClaudeGenerator(api_key="test-key", model="claude-test", timeout_s=timeout_s, base_url=base_url)
+    claude = ClaudeGenerator(api_key="test-key", model="claude-test", timeout_s=timeout_s, base_url=base_url,
+                             prompt_tokens=prompt_tokens)
     return Answerer(index, HybridRetriever(index, embedder), claude, ExtractiveGenerator(embedder))
 
 
@@ -205,7 +209,16 @@ FAILURES = {
     "always-500": (error(500, "api_error", "Internal server error"), 10.0, "Claude API error HTTP 500", 3),
     "slow": (message('{"claims": []}', delay_s=5.0), 0.5, "Claude did not respond in time", 1),
     "unreachable": (None, 0.5, "Claude is unreachable", 0),
-    "bad-request": (error(400, "invalid_request_error", "prompt is too long"), 10.0, "Claude API error HTTP 400", 1),
+    "bad-request": (error(400, "invalid_request_error", "messages.0.content: Input should be a valid list"), 10.0,
+                    "Claude API error HTTP 400", 1),
+    "prompt-too-long-twice": (error(400, "invalid_request_error", "prompt is too long: 212000 tokens > 200000 maximum"),
+                              10.0, "Claude API error HTTP 400: the prompt is too long", 2),
+    "error-object-at-200": (Reply(200, error(529, "overloaded_error", "Overloaded").body), 10.0,
+                            "Claude replied with an error (overloaded_error)", 3),
+    "no-content": (Reply(200, {"id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "end_turn"}),
+                   10.0, "Claude's reply was not a complete message", 3),
+    "event-stream": (Reply(200, {}, raw=b'event: message_start\ndata: {"type": "message_start"}\n\n',
+                           content_type="text/event-stream"), 10.0, "Claude's reply was not a complete message", 3),
     "529-should-not-retry": (error(529, "overloaded_error", "Overloaded", headers={"x-should-retry": "false"}), 10.0,
                              "Claude is overloaded (HTTP 529)", 1),
     "retry-after-past-deadline": (error(429, "rate_limit_error", "Rate limited", headers={"retry-after": "30"}), 10.0,
@@ -234,6 +247,69 @@ def test_failing_api_gives_extractive_answer_with_note(stub, library, case):
         # gives up at once rather than sleep until its deadline (10 s) or the 30 s Retry-After; the answer itself
         # (embedding, extractive generation) took 1.01 s on a loaded machine, so the bound is half the deadline
         assert elapsed < timeout_s / 2
+
+
+def test_a_prompt_over_the_budget_leaves_out_the_oldest_turns_then_the_lowest_ranked_evidence(stub, tmp_path):
+    library = build_library(tmp_path / "i.sqlite3", AIR_FIRST)
+    stub.always(lambda body: reply(air_claim(body)))
+    history = [Turn(f"Earlier question {i}?", "An earlier answer. " * 300) for i in range(4)]
+    full = make_answerer(library, stub.url).ask(QUESTION, history=history)
+    sent_full = evidence_of(stub.requests[-1].body)
+    assert len(stub.requests[-1].body["messages"]) == 9  # four turns and the question
+    budget = prompt_tokens(SYSTEM_PROMPT, [{"role": "user", "content": "x" * 700}])
+    fitted = make_answerer(library, stub.url, prompt_tokens=budget).ask(QUESTION, history=history)
+    sent = evidence_of(stub.requests[-1].body)
+    assert len(stub.requests[-1].body["messages"]) == 1  # every earlier turn left out first
+    assert 1 <= len(sent) < len(sent_full) and sent == sent_full[: len(sent)]  # the best-ranked kept, in order
+    assert sent[0]["text"] == AIR and fitted.text == full.text == "Air freight adds 10.42 kg CO2e per kg of green " \
+        "coffee. [1]"
+
+
+def test_fit_prompt_always_sends_the_best_evidence_and_keeps_to_the_budget(library):
+    from lcabot.generation.claude import _messages
+
+    ledger = build_ledger([], {})  # no hits: nothing to send
+    assert fit_prompt(QUESTION, ledger, (), 10) == ([], [])
+    index_hits = HybridRetriever(library, HashEmbedder()).retrieve(RetrievalQuery(QUESTION, k=5))
+    ledger = build_ledger(index_hits, {d.doc_id: d for d in library.documents()})
+    assert len(ledger) >= 3
+    assert fit_prompt(QUESTION, ledger, (), 1) == ([ledger[0]], [])  # over any budget, the best is still sent
+    for budget in (400, 500, 600, 10_000):
+        evidence, _ = fit_prompt(QUESTION, ledger, (), budget)
+        assert evidence == ledger[: len(evidence)]
+        assert prompt_tokens(SYSTEM_PROMPT, _messages(QUESTION, evidence, ())) <= budget or len(evidence) == 1
+
+
+def test_a_prompt_the_api_finds_too_long_is_sent_once_more_with_half_the_evidence(stub, tmp_path):
+    library = build_library(tmp_path / "i.sqlite3", AIR_FIRST)
+    stub.script(error(400, "invalid_request_error", "prompt is too long: 212000 tokens > 200000 maximum"),
+                lambda body: reply(air_claim(body)))
+
+    answer = make_answerer(library, stub.url).ask(QUESTION)
+
+    first, second = (evidence_of(r.body) for r in stub.requests)
+    assert len(first) == 5 and second == first[:2]  # (the transport heading is long enough to quote)
+    assert (answer.generator, answer.notes) == ("claude", ())
+    assert answer.text == "Air freight adds 10.42 kg CO2e per kg of green coffee. [1]"
+
+
+def test_the_extractive_fallback_reads_only_the_best_ranked_evidence(stub, tmp_path):
+    """Over hundreds of passages the fallback would run past the answer's deadline, which the failed Claude call
+    has used up already; it reads the first :data:`MAX_FALLBACK_EVIDENCE` units of the ledger (rank order)."""
+    from lcabot.answering import MAX_FALLBACK_EVIDENCE
+
+    pages = tuple((f"Transport leg {p}", *(f"Leg {p}.{i} by air freight contributes {p}.{i:02d} kg CO2e per kg of "
+                                          f"green coffee shipped." for i in range(24))) for p in range(16))
+    library = build_library(tmp_path / "i.sqlite3", pages)
+    stub.always(error(500, "api_error", "Internal server error"))
+    answerer = make_answerer(library, stub.url, timeout_s=1.0)
+    read: list[int] = []
+    extractive = answerer._fallback
+    answerer._fallback = type("Spy", (), {"name": "extractive", "generate": lambda self, q, ledger, h: (
+        read.append(len(ledger)) or extractive.generate(q, ledger, h))})()
+    answer = answerer.ask(QUESTION, k=60)
+    assert read and max(read) == MAX_FALLBACK_EVIDENCE
+    assert answer.generator == "extractive" and answer.citations
 
 
 @pytest.mark.parametrize(("drop", "status", "kind"), [
