@@ -50,11 +50,13 @@ class QueuePoller:
 
     Args:
         visibility_timeout_s: how long a failed record stays invisible before its next delivery.
+        timeout_s: the function's timeout, as its context's remaining time tells it.
     """
 
     def __init__(self, queue_url: str, handler: Handler, *, function_name: str, batch_size: int = 1,
-                 visibility_timeout_s: int = 2, region: str = "us-east-1", sqs=None) -> None:
+                 visibility_timeout_s: int = 2, region: str = "us-east-1", sqs=None, timeout_s: float = 900.0) -> None:
         self.queue_url = queue_url
+        self.timeout_s = timeout_s
         self.handler = handler
         self.function_name = function_name
         self.batch_size = batch_size
@@ -74,7 +76,7 @@ class QueuePoller:
         if not got:
             return 0, 0
         event = {"Records": [self._record(m) for m in got]}
-        response = self.handler(event, LambdaContext(self.function_name)) or {}
+        response = self.handler(event, LambdaContext(self.function_name, self.timeout_s)) or {}
         failed = {f["itemIdentifier"] for f in response.get("batchItemFailures", [])}
         done = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)
                 if m["MessageId"] not in failed]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote_plus
 
 from lcabot import graph, messages
@@ -140,11 +140,12 @@ class Library:
         self.ontology = ontology.load()
         self.extractor = extractor or OfflineExtractor(self.ontology)
 
-    def apply(self, change: ObjectChange) -> DocumentStatus | None:
+    def apply(self, change: ObjectChange, max_pages: int | None = None) -> DocumentStatus | None:
         """Apply one change; returns the status recorded, or ``None`` for a key outside the library.
 
         A document that cannot be ingested (corrupt, encrypted, no text, too large) is recorded as ``failed``
-        with its reason; it is not an error of this call.
+        with its reason; it is not an error of this call. ``max_pages`` lowers the page limit for this change
+        (what the caller's remaining time can index); a longer document is ``failed`` as ``too_large``.
 
         Raises:
             lcabot.errors.IndexWriteError: the index refused the write (transient: the caller retries; the index
@@ -152,11 +153,11 @@ class Library:
         """
         if not in_library(change.key):
             return None
-        status = self._created(change) if change.action == "created" else self._removed(change)
+        status = self._created(change, max_pages) if change.action == "created" else self._removed(change)
         self.status.put(status)
         return status
 
-    def _created(self, change: ObjectChange) -> DocumentStatus:
+    def _created(self, change: ObjectChange, max_pages: int | None = None) -> DocumentStatus:
         key, source = change.key, posixpath.basename(change.key)
         info = self.documents.head(key)
         if info is None:
@@ -172,8 +173,10 @@ class Library:
             data = self.documents.get(key)
         except ObjectNotFoundError:
             return _status(key, "skipped", messages.object_gone(key), reason="gone", etag=change.etag)
+        settings = self.settings if max_pages is None or max_pages >= self.settings.max_pages else \
+            replace(self.settings, max_pages=max_pages)
         result = ingest_bytes(data, source=source, source_key=key, perspective=perspective, index=self.index,
-                              embedder=self.embedder, settings=self.settings)
+                              embedder=self.embedder, settings=settings)
         if result.reason == "index_error":
             raise IndexWriteError(result.message)
         if result.record is not None:

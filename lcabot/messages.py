@@ -244,6 +244,20 @@ def index_waiting(name: str) -> str:
     return f"{name} is in the library bucket; indexing it now. I will say here when it is searchable."
 
 
+def indexing(name: str) -> str:
+    return f"Indexing {name}…"
+
+
+def ingest_error(name: str) -> str:
+    return (f"indexing {name} failed on our side, three times; the library is as it was. Put the file again to "
+            "retry, or tell the library's maintainer (the ingest function's log names the file).")
+
+
+def ingest_out_of_time(name: str, seconds: float) -> str:
+    return (f"{name} is too large to index within one run of the ingest function ({seconds:.0f} s); "
+            "split it into smaller PDFs.")
+
+
 def index_done(status: DocumentStatus) -> str:
     """What the user hears when a PDF shared in chat has been through the ingest Lambda."""
     name = status.source_key.rsplit("/", 1)[-1]

@@ -195,9 +195,11 @@ class DocumentStatus:
 
     Attributes:
         source_key: the S3 object key (decoded), e.g. ``library/academic/coal gasification.pdf``.
-        status: ``indexed``, ``replaced``, ``unchanged``, ``failed``, ``removed`` or ``skipped``.
+        status: ``indexing`` (the ingest Lambda is at work), ``indexed``, ``replaced``, ``unchanged``, ``failed``,
+            ``removed`` or ``skipped``.
         reason: for ``failed``/``skipped``, a machine-readable code (``encrypted``, ``corrupt``, ``no_text``,
-            ``too_large``, ``not_a_pdf``, ``superseded``, ``gone``); otherwise ``None``.
+            ``too_large`` (also: too many pages for one run of the ingest Lambda), ``not_a_pdf``, ``superseded``,
+            ``gone``, ``index_error``, ``error`` (anything unexpected)); otherwise ``None``.
         message: the sentence shown to people.
         pages_without_text: 1-based PDF pages with no text layer.
         etag: the S3 ETag (no quotes) of the version this status describes.

@@ -124,7 +124,8 @@ def parse_pdf(data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocum
         if doc.page_count == 0:
             raise CorruptPdfError(source, "the PDF has no pages (it may be truncated)")
         if doc.page_count > max_pages:
-            raise TooLargeError(source, f"{doc.page_count} pages is above the limit of {max_pages}")
+            raise TooLargeError(source, f"its {doc.page_count} pages are above the limit of {max_pages} pages; "
+                                        "split it into smaller PDFs")
         try:
             return _parse_open_document(doc, source)
         except (EmptyPdfError, TooLargeError):

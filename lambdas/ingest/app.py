@@ -5,11 +5,21 @@ processing; a record that fails is reported in ``batchItemFailures`` (SQS redeli
 dead-letter queue), never the whole batch. Each object change is idempotent on bucket, key, ETag and S3
 sequencer, so a duplicate delivery indexes once. A PDF that cannot be ingested is recorded as ``failed`` in the
 status table and the record succeeds (retrying cannot fix the file).
+
+Every change ends with a status: ``indexing`` when work on a new PDF starts; the outcome; for any error (the index
+refusing a write, the index or model failing to load, anything unexpected) a log line naming the key and, on the
+delivery after which the record goes to the dead-letter queue, ``failed`` (and the person who shared the file is
+told). A PDF with more pages than the function's remaining time can index (:data:`PAGES_PER_S`) is refused as
+``too_large`` before it is parsed; and should one still run long, :data:`DEADLINE_MARGIN_S` before the function's
+timeout its status says it was too large for one run, and a redelivery of the same version is not tried again.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
+import threading
+from contextlib import contextmanager
 from dataclasses import asdict
 from functools import cache
 
@@ -29,19 +39,41 @@ from lcabot.models import DocumentStatus
 logger = Logger(service="lcabot-ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
+DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the status and tell the sharer
+# pages indexed per second, at least (parse, chunk, embed, index, graph fragment): bench/lambda_ingest.py measured
+# 0.7 (a dense 13-page paper, Groen et al. 2016) to 2.3 (the 238-page PEFCR guidance) on a loaded 2-core machine;
+# a 900 s run so takes 435 pages
+PAGES_PER_S = 0.5
+
+
+@cache
+def status_store():
+    """The document status table, apart from :func:`library` (whose loading may be what failed)."""
+    from lcabot.cloud.aws import DynamoStatusStore
+
+    return DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE"))
+
+
+@cache
+def documents():
+    """The library bucket, apart from :func:`library` (to tell a sharer what happened when loading that failed)."""
+    from lcabot.cloud.aws import S3ObjectStore
+
+    return S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET"))
+
 
 @cache
 def library() -> Library:
-    from lcabot.cloud.aws import DynamoStatusStore, S3ObjectStore
+    from lcabot.cloud.aws import S3ObjectStore
 
     settings = runtime.settings()
     embedder = wiring.build_embedder(settings)
     return Library(
-        documents=S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")),
+        documents=documents(),
         artifacts=S3ObjectStore(runtime.env("LCABOT_ARTIFACTS_BUCKET")),
         index=wiring.build_index(settings, embedder.dimension),
         embedder=embedder,
-        status=DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE")),
+        status=status_store(),
         settings=settings,
         extractor=wiring.build_graph_extractor(settings),
     )
@@ -53,35 +85,95 @@ def _idempotent_apply():
 
     @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
     def apply(change: dict) -> dict:
-        fields = {k: v for k, v in change.items() if k != "idempotency_key"}
-        status = library().apply(ObjectChange(**fields))
-        return {"status": status.status, "reason": status.reason, "doc_id": status.doc_id,
-                "notice": messages.index_done(status)} if status else {"status": None}
+        fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages")}
+        if fields["action"] == "created":
+            earlier = status_store().get(fields["key"])
+            if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
+                return _outcome(earlier)  # the same version ran out of time before: it would again
+            source = posixpath.basename(fields["key"])
+            status_store().put(DocumentStatus(fields["key"], "indexing", messages.indexing(source),
+                                              etag=fields["etag"]))
+        return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))
 
     return apply
 
 
-def _record(record: SQSRecord) -> None:
+def _outcome(status: DocumentStatus | None) -> dict:
+    return {"status": status.status, "reason": status.reason, "doc_id": status.doc_id,
+            "notice": messages.index_done(status)} if status else {"status": None}
+
+
+def _record(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
+    remaining_s = lambda_context.get_remaining_time_in_millis() / 1000 if lambda_context else None
     for change in parse_s3_notification(record.body):
         if not in_library(change.key):
             logger.info("skipped: outside library/*.pdf", extra={"key": change.key})
             continue
+        max_pages = None if remaining_s is None else max(1, int((remaining_s - DEADLINE_MARGIN_S) * PAGES_PER_S))
         try:
-            outcome = _idempotent_apply()(change={**asdict(change), "idempotency_key": change.idempotency_key})
-        except IndexWriteError as err:
-            if runtime.is_last_attempt(record):  # the next stop is the dead-letter queue: say so in the status
-                library().status.put(DocumentStatus(change.key, "failed", str(err), reason="index_error",
-                                                    etag=change.etag))
+            with _deadline_watch(change, lambda_context):
+                outcome = _idempotent_apply()(change={**asdict(change), "idempotency_key": change.idempotency_key,
+                                                      "max_pages": max_pages})
+        except Exception as err:
+            logger.exception("library change failed", extra={"key": change.key, "action": change.action,
+                                                              "etag": change.etag})
+            if runtime.is_last_attempt(record):  # the next stop is the dead-letter queue: say so
+                _record_failure(change, err)
             raise
         logger.info("library change applied", extra={"key": change.key, "action": change.action, **outcome})
         if change.action == "created" and outcome.get("status") not in (None, "skipped"):
             _tell_sharer(change.key, change.etag, outcome["notice"])
 
 
+def _record_failure(change: ObjectChange, err: Exception) -> None:
+    """The ``failed`` status of a change given up on, and the sharer told; failures here are logged (the error
+    being raised is the one to report)."""
+    if isinstance(err, IndexWriteError):
+        status = DocumentStatus(change.key, "failed", str(err), reason="index_error", etag=change.etag)
+    else:
+        status = DocumentStatus(change.key, "failed", messages.ingest_error(posixpath.basename(change.key)),
+                                reason="error", etag=change.etag)
+    try:
+        status_store().put(status)
+        if change.action == "created":
+            _tell_sharer(change.key, change.etag, messages.index_done(status))
+    except Exception:
+        logger.exception("failure not recorded", extra={"key": change.key})
+
+
+@contextmanager
+def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None):
+    """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
+    document was too large for one run (the runtime ends the invocation without another word)."""
+    if lambda_context is None or change.action != "created":
+        yield
+        return
+    timeout_s = lambda_context.get_remaining_time_in_millis() / 1000
+
+    def out_of_time() -> None:
+        source = posixpath.basename(change.key)
+        logger.error("ingest ran out of time", extra={"key": change.key, "etag": change.etag})
+        status = DocumentStatus(change.key, "failed", messages.ingest_out_of_time(source, timeout_s),
+                                reason="too_large", etag=change.etag)
+        try:
+            status_store().put(status)
+            _tell_sharer(change.key, change.etag, messages.index_done(status))
+        except Exception:
+            logger.exception("out-of-time status not recorded", extra={"key": change.key})
+
+    timer = threading.Timer(max(timeout_s - DEADLINE_MARGIN_S, 0.0), out_of_time)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def _tell_sharer(key: str, etag: str, text: str) -> None:
     """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
     it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
-    info = library().documents.head(key)
+    info = documents().head(key)
     raw = (info.metadata.get(CONVERSATION_METADATA) if info and info.etag == etag else None)
     if not raw:
         return

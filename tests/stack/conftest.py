@@ -47,6 +47,7 @@ def free_port() -> int:
 def reset_handlers() -> None:
     """Forget what the handlers built at 'cold start' so the next invocation reads the environment again."""
     for cached in (runtime.settings, runtime.idempotency, ingest_app.library, ingest_app._idempotent_apply,
+                   ingest_app.status_store, ingest_app.documents,
                    answer_app.answerer, report_app.embedder):
         cached.cache_clear()
     answer_app.worker.reset()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 
 import pytest
 
@@ -314,3 +315,87 @@ def test_deleting_one_of_two_copies_keeps_the_content_searchable_under_the_other
     assert (moved.status, moved.perspective) == ("indexed", "academic")
     docs = [d for d in index(library).documents() if d.doc_id == moved.doc_id]
     assert [(d.source_key, d.perspective) for d in docs] == [(second, "academic")]
+
+
+# ---------------------------------------------------------------- every ingest ends with a status (issue 14, item 3)
+
+
+class _Stopped(BaseException):
+    """The Lambda runtime ending an invocation at its timeout: no ``except Exception`` runs."""
+
+
+def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_the_dead_letter_queue(
+        library, monkeypatch, caplog):
+    """The index failing to load (or anything else unexpected) went to the dead-letter queue with no status and no
+    log line. Now: ``indexing`` from the first delivery, a log line naming the key at every failed one, ``failed``
+    with the reason when the record is given up on."""
+    from lambdas.ingest import app as ingest_app
+
+    key = "library/public/South Tyrolean apple.pdf"
+    dlq = library.dlq_depth("IngestDeadLetterQueue")
+
+    def broken():
+        raise RuntimeError("the OpenSearch domain refused the connection")
+
+    monkeypatch.setattr(ingest_app, "library", broken)
+    library.put(key, APPLE)
+    poller = library.poller("IngestQueue", ingest_handler)
+    assert poller.poll_once() == (1, 1)
+    assert (library.status(key).status, library.status(key).message) == ("indexing",
+                                                                          messages.indexing("South Tyrolean apple.pdf"))
+    assert poller.drain(timeout_s=120) == (2, 2)
+    status = library.status(key)
+    assert (status.status, status.reason, status.message) == ("failed", "error",
+                                                              messages.ingest_error("South Tyrolean apple.pdf"))
+    assert library.dlq_depth("IngestDeadLetterQueue") == dlq + 1
+    failures = [r for r in caplog.records if r.getMessage() == "library change failed"]
+    assert len(failures) == 3 and {r.key for r in failures} == {key} and all(r.levelname == "ERROR" for r in failures)
+    assert "the OpenSearch domain refused the connection" in str(failures[0].exc_info[1])
+
+
+def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(library):
+    """With time for 3 pages left after the deadline margin (at PAGES_PER_S), Heijungs' 9 pages are refused up
+    front, saying why, and nothing is indexed."""
+    from lambdas.ingest import app as ingest_app
+
+    key = "library/academic/Heijungs 2020.pdf"
+    poller = library.poller("IngestQueue", ingest_handler)
+    poller.timeout_s = ingest_app.DEADLINE_MARGIN_S + 3.5 / ingest_app.PAGES_PER_S
+    library.put(key, CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf")
+    assert poller.drain(timeout_s=120) == (1, 0)
+    status = library.status(key)
+    assert (status.status, status.reason) == ("failed", "too_large")
+    assert status.message.endswith("its 9 pages are above the limit of 3 pages; split it into smaller PDFs")
+    assert not [d for d in index(library).documents() if d.source_key == key]
+
+
+def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_not_tried_again(
+        library, tmp_path, monkeypatch):
+    from lambdas.ingest import app as ingest_app
+    from lcabot.library import Library
+
+    key = "library/industry/slow.pdf"
+    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
+    poller = library.poller("IngestQueue", ingest_handler)
+    poller.timeout_s = 3.0  # the watch fires after 1 s; one run takes a 1-page PDF
+    applied = []
+
+    def slow(self, change, max_pages=None):
+        applied.append(change.key)
+        time.sleep(2.0)
+        raise _Stopped
+
+    with monkeypatch.context() as stopping:
+        stopping.setattr(Library, "apply", slow)
+        library.put(key, hostile.plain(tmp_path, "slow.pdf", "A slow EPD: 3.2 kg CO2e per declared unit.")
+                    .read_bytes())
+        with pytest.raises(_Stopped):
+            poller.poll_once()
+    status = library.status(key)
+    assert (status.status, status.reason, status.message) == ("failed", "too_large",
+                                                              messages.ingest_out_of_time("slow.pdf", 3.0))
+    time.sleep(2.0)  # the stopped run's deadline (its idempotency lease) has passed; SQS redelivers
+    assert poller.drain(timeout_s=60) == (1, 0)
+    assert applied == [key]  # the redelivery did not try the same version again
+    assert library.status(key).reason == "too_large"
+    assert not [d for d in index(library).documents() if d.source_key == key]
