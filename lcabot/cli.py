@@ -14,7 +14,7 @@ from rich.table import Table
 
 from lcabot import messages, wiring
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.errors import ConfigurationError, QuestionError
+from lcabot.errors import ConfigurationError, LibraryBusyError, QuestionError
 from lcabot.models import Answer, Turn
 
 console = Console(soft_wrap=True)
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args, settings) or 0)
-    except (ConfigurationError, QuestionError) as err:
+    except (ConfigurationError, QuestionError, LibraryBusyError) as err:
         err_console.print(f"[red]{escape(str(err))}[/]")
         return 2
     except KeyboardInterrupt:

@@ -61,6 +61,10 @@ class IndexWriteError(LcabotError):
     """The search index refused a write; the index is left as it was before the write."""
 
 
+class LibraryBusyError(IndexWriteError):
+    """Another process holds the embedded index's write lock (an ingest writing); nothing was changed."""
+
+
 class GenerationError(LcabotError):
     """The language model failed (timeout, API error, unusable output)."""
 

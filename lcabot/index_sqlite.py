@@ -11,9 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from lcabot.errors import ConfigurationError, IndexWriteError
+from lcabot import messages
+from lcabot.errors import ConfigurationError, IndexWriteError, LibraryBusyError
 from lcabot.models import Chunk, DocumentRecord, PageSpan, same_section
 
+BUSY_TIMEOUT_S = 5.0  # how long a write waits for another process's write lock (an ingest) before giving up
+_TABLES = {"meta", "documents", "chunks", "pages", "chunks_fts", "chunks_vocab"}
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -69,10 +72,15 @@ class SqliteIndex:
                                      "(check LCABOT_HOME)") from err
         self._path = path
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.executescript(_SCHEMA)
+        present = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not _TABLES <= present:  # a new (or older) file: the only time opening writes
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.executescript(_SCHEMA)
+            except sqlite3.OperationalError as err:
+                raise _busy(err) or IndexWriteError(f"{path}: the index cannot be created ({err})") from err
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
         stored = int(row[0]) if row else None
         if stored is not None and dimension is not None and stored != dimension:
@@ -106,7 +114,8 @@ class SqliteIndex:
         try:
             self._write_document(record, chunks, vectors, page_texts)
         except sqlite3.Error as err:
-            raise IndexWriteError(f"{record.source}: the index refused the write ({err}); nothing was changed") from err
+            raise _busy(err) or IndexWriteError(f"{record.source}: the index refused the write ({err}); nothing was "
+                                                "changed") from err
 
     def _write_document(
         self, record: DocumentRecord, chunks: Sequence[Chunk], vectors: np.ndarray, page_texts: Sequence[str]
@@ -141,7 +150,8 @@ class SqliteIndex:
                 deleted = cur.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount
                 self._bump(cur)
         except sqlite3.Error as err:
-            raise IndexWriteError(f"{doc_id}: the index refused the delete ({err}); nothing was deleted") from err
+            raise _busy(err) or IndexWriteError(f"{doc_id}: the index refused the delete ({err}); nothing was "
+                                                "deleted") from err
         return deleted > 0
 
     def _transaction(self) -> _Transaction:
@@ -276,6 +286,11 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self._cur.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _busy(err: sqlite3.Error) -> LibraryBusyError | None:
+    """Another process held the write lock for :data:`BUSY_TIMEOUT_S` (an ingest writing a document)."""
+    return LibraryBusyError(messages.library_busy()) if "locked" in str(err) or "busy" in str(err) else None
 
 
 def _filters(doc_ids: Sequence[str] | None, perspective: str | None) -> tuple[str, list[str]]:

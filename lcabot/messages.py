@@ -244,6 +244,10 @@ def index_waiting(name: str) -> str:
     return f"{name} is in the library bucket; indexing it now. I will say here when it is searchable."
 
 
+def library_busy() -> str:
+    return "the library is being updated by another ingest; try again in a moment"
+
+
 def indexing(name: str) -> str:
     return f"Indexing {name}…"
 

@@ -113,3 +113,92 @@ def test_unusable_settings_and_questions_get_one_clear_line(tmp_path: Path, monk
     monkeypatch.delenv("LCABOT_EMBEDDING_MODEL")
     assert cli.main(["ask", "  <@U123> "]) == 2
     assert "The question is empty" in capsys.readouterr().err
+
+
+def test_while_another_ingest_holds_the_write_lock_sources_reads_and_remove_says_so(
+        tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the index wrote (schema, generation row), so ``sources`` failed with a raw "database is locked"
+    traceback while an ingest was writing. Now reads never write, and a write that cannot get the lock is one line
+    and exit code 2."""
+    import sqlite3
+
+    from lcabot import index_sqlite
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _two_page_study(docs)
+    assert cli.main(["ingest", str(docs), "--perspective", "academic"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(index_sqlite, "BUSY_TIMEOUT_S", 0.5)
+    writer = sqlite3.connect(home / "index.sqlite3", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another `lcabot ingest` in the middle of a write
+    try:
+        assert cli.main(["sources"]) == 0
+        assert "study.pdf\tacademic\t2\t" in capsys.readouterr().out
+        assert cli.main(["remove", "study.pdf"]) == 2
+        err = capsys.readouterr().err
+        assert err.strip() == "the library is being updated by another ingest; try again in a moment"
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert cli.main(["remove", "study.pdf"]) == 0
+    assert "removed study.pdf" in capsys.readouterr().out
+
+
+def test_a_killed_ingest_takes_its_parse_worker_with_it(tmp_path: Path) -> None:
+    """A killed ``lcabot ingest`` left its parse worker running (300+ MB, parsing for minutes)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import CORPUS, ROOT
+
+    pefcr = CORPUS / "guidance" / "ec-pefcr-guidance-v6.3.pdf"  # 238 pages: seconds of parsing each time
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from lcabot.config import Settings\n"
+        "from lcabot.index_sqlite import SqliteIndex\n"
+        "from lcabot.ingest import ingest_paths\n"
+        "from tests.fakes import HashEmbedder\n"
+        "index = SqliteIndex(Path(sys.argv[1]) / 'i.sqlite3')\n"
+        "for r in ingest_paths([Path(sys.argv[2])] * 5, perspective='general', index=index,\n"
+        "                      embedder=HashEmbedder(), settings=Settings()):\n"
+        "    pass\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), str(pefcr)], cwd=ROOT)
+
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except (OSError, ValueError):
+                continue
+            if entry.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+        return found
+
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while not workers and time.monotonic() < deadline:  # the spawned parse worker (and its resource tracker)
+            time.sleep(0.2)
+            workers = [c for c in children(parent.pid)
+                       if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert workers, "no parse worker started"
+        time.sleep(1.0)  # it is parsing now
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while any(Path(f"/proc/{w}").exists() and "Z" not in Path(f"/proc/{w}/stat").read_text().split()[2]
+                  for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = [w for w in workers if Path(f"/proc/{w}").exists()
+                 and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"]
+        assert alive == []
+    finally:
+        if parent.poll() is None:
+            parent.kill()

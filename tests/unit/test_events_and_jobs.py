@@ -105,6 +105,36 @@ def test_local_object_store_round_trip_and_refuses_escaping_keys(tmp_path):
             store.put(bad, b"x")
 
 
+def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkeypatch):
+    """A write interrupted in-process removes its temporary file; one a killed process left (older than an hour)
+    is swept when the store is next opened; a younger one (another process's write in progress) is left."""
+    import os
+    import time
+
+    from lcabot import objects
+
+    store = LocalObjectStore(tmp_path / "bucket")
+    store.put("graph/merged.json", b"{}")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(objects.os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            store.put("graph/merged.json", b'{"nodes": []}')
+    folder = tmp_path / "bucket" / "graph"
+    assert sorted(p.name for p in folder.iterdir()) == ["merged.json"]
+    stale, fresh = folder / ".tmp-killed", folder / ".tmp-writing"
+    stale.write_bytes(b"{")
+    fresh.write_bytes(b"{")
+    old = time.time() - objects.STALE_TMP_S - 60
+    os.utime(stale, (old, old))
+    LocalObjectStore(tmp_path / "bucket")
+    assert sorted(p.name for p in folder.iterdir()) == [".tmp-writing", "merged.json"]
+    assert store.get("graph/merged.json") == b"{}"
+
+
 def test_graph_fragment_links_sections_to_their_parents_with_pages():
     record = DocumentRecord("d1", "g.pdf", "library/general/g.pdf", "PEFCR Guidance", "general", 70, 2, (),
                             tuple(str(i) for i in range(1, 71)))
@@ -134,10 +164,10 @@ def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
     assert all(p.resolve().is_relative_to((tmp_path / "outbox" / "files").resolve()) for p in delivered)
 
 
-def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error(tmp_path):
+def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error_saying_the_library_is_busy(tmp_path):
     import sqlite3
 
-    from lcabot.errors import IndexWriteError
+    from lcabot.errors import IndexWriteError, LibraryBusyError
     from lcabot.index_sqlite import SqliteIndex
     from tests.contract.search_index_contract import COFFEE
 
@@ -146,8 +176,9 @@ def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error(tmp_path):
     locker = sqlite3.connect(tmp_path / "i.sqlite3", timeout=0)
     locker.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(IndexWriteError, match="refused the delete"):
+        with pytest.raises(LibraryBusyError, match="being updated by another ingest") as refused:
             index.delete_document("d-coffee")
+        assert isinstance(refused.value, IndexWriteError)  # what the ingest path handles
     finally:
         locker.rollback()
         locker.close()
