@@ -313,8 +313,13 @@ def answer_footer(mode: str, generator: str, abstained: bool) -> str:
     return f"Mode: {mode_label(mode)} · {'no answer (abstained)' if abstained else f'answered by {generator}'}"
 
 
-def more_sources(n: int) -> str:
-    return f"… and {n} more sources"
+def sources_follow(first: int, last: int) -> str:
+    return f"Sources [{first}]–[{last}] follow in the next message." if first != last else \
+        f"Source [{first}] follows in the next message."
+
+
+def sources_continued(first: int, last: int) -> str:
+    return f"Sources [{first}]–[{last}]" if first != last else f"Source [{first}]"
 
 
 def no_graph_yet() -> str:

@@ -43,6 +43,7 @@ FEEDBACK_DOWN = "feedback_down"
 LinkFor = Callable[[Citation], str | None]
 
 _SOURCES = "*Sources*"
+_CONTINUED = "*Sources (continued)*"
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
 _WHITESPACE = re.compile(r"\s")
 
@@ -69,20 +70,23 @@ def link(url: str, label: str) -> str:
     return f"<{url.replace('&', '&amp;')}|{escape(label).replace('|', '¦')}>"
 
 
-def answer_blocks(answer: Answer, *, question: str, link_for: LinkFor | None = None,
-                  feedback_value: str = "") -> tuple[str, list[dict]]:
-    """The ``(text, blocks)`` of a ``chat.postMessage`` carrying ``answer``.
+def answer_messages(answer: Answer, *, question: str, link_for: LinkFor | None = None,
+                    feedback_value: str = "") -> list[tuple[str, list[dict]]]:
+    """The ``(text, blocks)`` of each ``chat.postMessage`` carrying ``answer``: the answer itself, then, when its
+    citations do not all fit in one message, as many more as the rest need, so every number the answer cites is
+    shown in the thread.
 
-    Blocks, in order: the answer as mrkdwn sections (≤ 3,000 characters each, split at paragraph, line, sentence or
-    word boundaries); the notes as one context block; unless the answer abstained, a "Sources" section and one
-    section per citation (``[n] *title* (file), section, p. label (PDF p. n)``, then the quote, escaped and cut to
-    :data:`QUOTE_LIMIT` characters, as a blockquote); a context line with the retrieval mode and the generator; the
-    feedback actions (block_id ``feedback``; buttons ``feedback_up`` / ``feedback_down``, each with
-    ``value=feedback_value`` when it is not empty), always the last block.
+    The first message's blocks, in order: the answer as mrkdwn sections (≤ 3,000 characters each, split at
+    paragraph, line, sentence or word boundaries); the notes as one context block; unless the answer abstained, a
+    "Sources" section and one section per citation (``[n] *title* (file), section, p. label (PDF p. n)``, then the
+    quote, escaped and cut to :data:`QUOTE_LIMIT` characters, as a blockquote), and when not all fit, a context
+    block naming the ones that follow ("Sources [46]–[60] follow in the next message"); a context line with the
+    retrieval mode and the generator; the feedback actions (block_id ``feedback``; buttons ``feedback_up`` /
+    ``feedback_down``, each with ``value=feedback_value`` when it is not empty), always its last block. Each further
+    message: "Sources (continued)" and the next citations.
 
-    At most :data:`MAX_BLOCKS` blocks and :data:`BLOCKS_TEXT_BUDGET` characters of text in all: the answer text is
-    cut (with "…") to leave room for the rest, and when the citations do not all fit, the first ones are kept and a
-    context block says "… and N more sources".
+    Every message keeps to :data:`MAX_BLOCKS` blocks and :data:`BLOCKS_TEXT_BUDGET` characters of text: the answer
+    text is cut (with "…") to leave room for the rest.
 
     Args:
         answer: the core's answer.
@@ -92,7 +96,8 @@ def answer_blocks(answer: Answer, *, question: str, link_for: LinkFor | None = N
         feedback_value: the buttons' ``value`` (what the feedback handler needs to find the answer again).
 
     Returns:
-        ``(text, blocks)``: ``text`` is the escaped answer text cut to 3,000 characters with "…".
+        ``[(text, blocks), …]``: ``text`` is the escaped answer text cut to 3,000 characters with "…" (for a
+        further message, the numbers of the sources it holds).
 
     Raises:
         ValueError: ``feedback_value`` is longer than Slack's 2,000 characters.
@@ -106,13 +111,30 @@ def answer_blocks(answer: Answer, *, question: str, link_for: LinkFor | None = N
         facts = "\n".join(escape(messages.graph_fact(f)) for f in answer.facts)
         notes.append(_context(_cut(f"Knowledge graph facts used:\n{facts}", NOTES_LIMIT)))
     citations = () if answer.abstained else answer.citations
-    reserved = _text_size(tail + notes) + (len(_SOURCES) + len(_more(9999)) if citations else 0)
+    reserved = _text_size(tail + notes) + (len(_SOURCES) + len(_follow(citations[-1:] * 2)) if citations else 0)
     answer_text = _cut(escape(answer.text.strip()), BLOCKS_TEXT_BUDGET - reserved) or "…"
     head = [_section(t) for t in _split(answer_text, SECTION_TEXT_LIMIT)] + notes
-    sources = _sources(citations, link_for, MAX_BLOCKS - len(head) - len(tail),
-                       BLOCKS_TEXT_BUDGET - _text_size(head + tail))
+    texts = [_citation_text(c, link_for) for c in citations]
+    shown = _fitting(texts, MAX_BLOCKS - len(head) - len(tail) - 1,
+                     BLOCKS_TEXT_BUDGET - _text_size(head + tail) - len(_SOURCES), reserve=len(_follow(citations)))
+    sources = [_section(_SOURCES), *(_section(t) for t in texts[:shown])] if citations else []
+    if shown < len(citations):
+        sources.append(_context(_follow(citations[shown:])))
     fallback = _cut(escape(answer.text.strip()), FALLBACK_TEXT_LIMIT) or "…"
-    return fallback, head + sources + tail
+    found = [(fallback, head + sources + tail)]
+    while shown < len(citations):
+        more = _fitting(texts[shown:], MAX_BLOCKS - 1, BLOCKS_TEXT_BUDGET - len(_CONTINUED)) or 1
+        part = citations[shown:shown + more]
+        found.append((messages.sources_continued(part[0].number, part[-1].number),
+                      [_section(_CONTINUED), *(_section(t) for t in texts[shown:shown + more])]))
+        shown += more
+    return found
+
+
+def answer_blocks(answer: Answer, *, question: str, link_for: LinkFor | None = None,
+                  feedback_value: str = "") -> tuple[str, list[dict]]:
+    """The first of :func:`answer_messages`: the answer with the citations that fit beside it."""
+    return answer_messages(answer, question=question, link_for=link_for, feedback_value=feedback_value)[0]
 
 
 def notice_blocks(text: str) -> tuple[str, list[dict]]:
@@ -123,24 +145,18 @@ def notice_blocks(text: str) -> tuple[str, list[dict]]:
     return _cut(escaped, FALLBACK_TEXT_LIMIT), [_section(t) for t in sections]
 
 
-def _sources(citations: tuple[Citation, ...], link_for: LinkFor | None, blocks_left: int, text_left: int
-             ) -> list[dict]:
-    """"Sources" and the citations that fit in ``blocks_left`` blocks and ``text_left`` characters, then
-    "… and N more sources" when some did not."""
-    if not citations:
-        return []
-    texts = [_citation_text(c, link_for) for c in citations]
-    blocks_left, text_left = blocks_left - 1, text_left - len(_SOURCES)
+def _fitting(texts: list[str], blocks_left: int, text_left: int, reserve: int = 0) -> int:
+    """How many of ``texts`` (from the first) fit in ``blocks_left`` blocks and ``text_left`` characters, keeping
+    ``reserve`` characters (the note naming the ones that follow) when not all fit."""
     if len(texts) > blocks_left or sum(map(len, texts)) > text_left:
-        blocks_left, text_left = blocks_left - 1, text_left - len(_more(len(texts)))
-    shown: list[str] = []
+        blocks_left, text_left = blocks_left - 1, text_left - reserve
+    n = 0
     for text in texts:
-        if len(shown) == blocks_left or len(text) > text_left:
+        if n == blocks_left or len(text) > text_left:
             break
-        shown.append(text)
+        n += 1
         text_left -= len(text)
-    more = [_context(_more(len(texts) - len(shown)))] if len(shown) < len(texts) else []
-    return [_section(_SOURCES), *(_section(t) for t in shown), *more]
+    return n
 
 
 def _citation_text(c: Citation, link_for: LinkFor | None) -> str:
@@ -168,8 +184,8 @@ def _footer(answer: Answer) -> str:
     return messages.answer_footer(escape(answer.retrieval_mode), escape(answer.generator), answer.abstained)
 
 
-def _more(n: int) -> str:
-    return messages.more_sources(n)
+def _follow(rest: tuple[Citation, ...]) -> str:
+    return messages.sources_follow(rest[0].number, rest[-1].number) if rest else ""
 
 
 def _text_size(obj: object) -> int:

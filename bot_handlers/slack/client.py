@@ -100,9 +100,12 @@ class SlackClient:
         self.web = web
 
     def post_answer(self, job: AnswerJob, answer: Answer) -> None:
-        text, content = blocks.answer_blocks(answer, question=job.question,
-                                             feedback_value=feedback_value(job.question, answer))
-        self._replace_or_post(job.conversation, text, content)
+        first, *more = blocks.answer_messages(answer, question=job.question,
+                                              feedback_value=feedback_value(job.question, answer))
+        self._replace_or_post(job.conversation, *first)
+        for text, content in more:  # the sources that did not fit beside the answer
+            self.web.chat_postMessage(channel=job.conversation.channel, thread_ts=job.conversation.thread_ts,
+                                      text=text, blocks=content)
 
     def post_notice(self, conversation: ConversationRef, text: str) -> None:
         self._replace_or_post(conversation, *blocks.notice_blocks(text))

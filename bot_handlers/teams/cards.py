@@ -5,9 +5,10 @@ lists, ``[title](url)`` links; Adaptive Cards docs → "Text features"), so mode
 :func:`escape_markdown`: ``[click](https://evil)`` in a PDF is shown as typed and is not a link. The only links on
 a card are the page links built by :func:`markdown_link`.
 
-Size: Teams refuses a bot message over about 28 KB (Teams platform docs, bot message limits). A card is kept
-within :data:`CARD_BYTES_LIMIT` bytes of JSON, measured with ``json.dumps`` defaults (``\\uXXXX`` escapes and
-``", "`` separators, an upper bound of what an SDK sends), which leaves room for the activity around it.
+Size: Teams refuses a bot message over about 28 KB (Teams platform docs, bot message limits), counted in UTF-16
+(two bytes a character: an ASCII card of 22,000 characters is 44,000 bytes). A card is kept within
+:data:`CARD_BYTES_LIMIT` UTF-16 bytes of JSON (``", "`` separators, an upper bound of what an SDK sends), which
+leaves room for the activity around it; citations that do not fit follow in further cards.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lcabot.models import Answer, Citation
 SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
 VERSION = "1.5"
 CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
-CARD_BYTES_LIMIT = 24_000
+CARD_BYTES_LIMIT = 24_000  # UTF-16 bytes of a card's JSON; the activity around it stays under Teams' 28 KB
 QUOTE_LIMIT = 300  # characters of a citation's quote shown, before escaping
 NAME_LIMIT = 200  # characters of a title, file name or section shown, before escaping
 QUESTION_LIMIT = 300
@@ -60,17 +61,20 @@ def markdown_link(url: str, label: str) -> str:
     return f"[{escape_markdown(label)}]({url})"
 
 
-def answer_card(answer: Answer, *, question: str, link_for: LinkFor | None = None,
-                feedback_data: dict | None = None) -> dict:
-    """The Adaptive Card (a JSON-ready dict) showing ``answer``.
+def answer_cards(answer: Answer, *, question: str, link_for: LinkFor | None = None,
+                 feedback_data: dict | None = None) -> list[dict]:
+    """The Adaptive Cards (JSON-ready dicts) showing ``answer``: the answer, then, when its citations do not all fit
+    in one card of :data:`CARD_BYTES_LIMIT`, as many more cards as the rest need, so every number the answer cites
+    is shown.
 
-    Body, in order: the question (small, subtle); the answer, one wrapping TextBlock per line (cut to
-    :data:`ANSWER_LIMIT` characters; warning colour when the answer abstained); the notes; unless the answer
+    The first card's body, in order: the question (small, subtle); the answer, one wrapping TextBlock per line (cut
+    to :data:`ANSWER_LIMIT` characters; warning colour when the answer abstained); the notes; unless the answer
     abstained, "Sources" and per citation a Container with ``[n] **title** (file), section, p. label (PDF p. n)``
-    and the quote (cut to :data:`QUOTE_LIMIT` characters) in a subtle italic TextBlock; the retrieval mode and the
-    generator. Actions: two ``Action.Submit`` (👍 / 👎) whose ``data`` is ``{**feedback_data, "feedback": "up"}``
-    or ``"down"``; Teams delivers it as the ``value`` of a message activity without text. When the card would pass
-    :data:`CARD_BYTES_LIMIT`, the first citations are kept and "… and N more sources" closes the list.
+    and the quote (cut to :data:`QUOTE_LIMIT` characters) in a subtle italic TextBlock, and when not all fit, a line
+    naming the ones that follow ("Sources [12]–[60] follow in the next message"); the retrieval mode and the
+    generator. Actions: two ``Action.Submit`` (👍 / 👎) whose ``data`` is ``{**feedback_data, "feedback": "up"}`` or
+    ``"down"``; Teams delivers it as the ``value`` of a message activity without text. Each further card: "Sources
+    (continued)" and the next citations.
 
     Args:
         answer: the core's answer.
@@ -89,24 +93,44 @@ def answer_card(answer: Answer, *, question: str, link_for: LinkFor | None = Non
     limit = ANSWER_LIMIT
     head = _head(answer, question, limit)
     citations = () if answer.abstained else answer.citations
+    containers = [_citation(c, link_for) for c in citations]
     sources = [_text("Sources", weight="Bolder", separator=True)] if citations else []
-    more = [_text(messages.more_sources(9999), isSubtle=True)] if citations else []
-    while _size(_card([*head, *sources, *more, footer], actions)) > CARD_BYTES_LIMIT // 2 and limit > 500:
+    follow = [_text(_follow(citations[-1:] * 2), isSubtle=True)] if citations else []
+    while _size(_card([*head, *sources, *follow, footer], actions)) > CARD_BYTES_LIMIT // 2 and limit > 500:
         limit //= 2  # only an answer of many thousand escaped characters gets here
         head = _head(answer, question, limit)
-    budget = CARD_BYTES_LIMIT - _size(_card([*head, *sources, *more, footer], actions))
-    shown = []
-    for citation in citations:
-        container = _citation(citation, link_for)
-        budget -= _size(container) + len(", ")
+    shown = _fitting(containers, CARD_BYTES_LIMIT - _size(_card([*head, *sources, *follow, footer], actions)))
+    sources += containers[:shown]
+    if shown < len(citations):
+        sources.append(_text(_follow(citations[shown:]), isSubtle=True))
+    cards = [_card([*head, *sources, footer], actions)]
+    continued = _text("Sources (continued)", weight="Bolder")
+    while shown < len(citations):
+        more = _fitting(containers[shown:], CARD_BYTES_LIMIT - _size(_card([continued], []))) or 1
+        cards.append(_card([continued, *containers[shown:shown + more]], []))
+        shown += more
+    return cards
+
+
+def answer_card(answer: Answer, *, question: str, link_for: LinkFor | None = None,
+                feedback_data: dict | None = None) -> dict:
+    """The first of :func:`answer_cards`: the answer with the citations that fit beside it."""
+    return answer_cards(answer, question=question, link_for=link_for, feedback_data=feedback_data)[0]
+
+
+def _fitting(containers: list[dict], budget: int) -> int:
+    """How many of ``containers`` (from the first) fit in ``budget`` UTF-16 bytes of a card's body."""
+    n = 0
+    for container in containers:
+        budget -= _size(container) + 2 * len(", ")
         if budget < 0:
             break
-        shown.append(container)
-    if len(shown) < len(citations):
-        sources += [*shown, _text(messages.more_sources(len(citations) - len(shown)), isSubtle=True)]
-    else:
-        sources += shown
-    return _card([*head, *sources, footer], actions)
+        n += 1
+    return n
+
+
+def _follow(rest: tuple[Citation, ...]) -> str:
+    return messages.sources_follow(rest[0].number, rest[-1].number) if rest else ""
 
 
 def notice_card(text: str) -> dict:
@@ -175,7 +199,8 @@ def _text(text: str, **style: object) -> dict:
 
 
 def _size(obj: object) -> int:
-    return len(json.dumps(obj))
+    """UTF-16 bytes of ``obj`` as JSON: what Teams counts against its message limit."""
+    return len(json.dumps(obj, ensure_ascii=False).encode("utf-16-le"))
 
 
 def _paragraphs(text: str, **style: object) -> list[dict]:

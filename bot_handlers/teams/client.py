@@ -146,9 +146,13 @@ class TeamsClient:
 
     # ---------------------------------------------------------------- PlatformClient
     def post_answer(self, job: AnswerJob, answer: Answer) -> None:
-        """The answer card; an answer (not an abstention) is also kept as a turn of the conversation's history."""
-        card = cards.answer_card(answer, question=job.question, feedback_data=feedback_data(job.question, answer))
-        self._deliver(job.conversation, _card_activity(card, summary=answer.text[:120]))
+        """The answer card (and cards with the sources that did not fit on it); an answer (not an abstention) is also
+        kept as a turn of the conversation's history."""
+        first, *more = cards.answer_cards(answer, question=job.question,
+                                          feedback_data=feedback_data(job.question, answer))
+        self._deliver(job.conversation, _card_activity(first, summary=answer.text[:120]))
+        for card in more:  # the sources that did not fit beside the answer
+            self._send(job.conversation, _card_activity(card, summary="Sources (continued)"))
         if self.state is not None and not answer.abstained:
             self.state.add_turn("teams", thread_conversation_id(job.conversation), job.question, answer.text)
 

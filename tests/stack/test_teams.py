@@ -522,3 +522,34 @@ def test_fuzzed_activities_never_raise_or_get_a_5xx_and_unauthenticated_ones_get
         while batch := teams.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
             teams.sqs.delete_message_batch(QueueUrl=url, Entries=[
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(batch)])
+
+
+def test_a_long_answer_with_sixty_sources_arrives_as_cards_teams_accepts_with_every_source(teams):
+    """Teams counts a message's size in UTF-16 (an ASCII card of 22,000 characters is 44,000 bytes); cards were
+    sized in UTF-8 characters, so the stub, counting as Teams does, refused this answer with 413. Now the sources
+    that do not fit on the answer card follow in more cards, each accepted."""
+    from lcabot.jobs import AnswerJob
+    from lcabot.models import Answer, Citation
+
+    stub = teams.bf
+    root = new_id()
+    in_thread = f"{CHANNEL};messageid={root}"
+    reference = {"activityId": root, "bot": {"id": f"28:{stub.app_id}", "name": "lcabot"}, "channelId": "msteams",
+                 "conversation": {"conversationType": "channel", "id": in_thread, "isGroup": True,
+                                  "tenantId": TENANT},
+                 "serviceUrl": stub.service_url, "user": {"id": "29:1alice-teams-id", "aadObjectId": "aad-alice"}}
+    sentence = "The cradle-to-gate GWP100 of green coffee is 10.44 kg CO2e per kg at exportation [1]. "
+    citations = tuple(Citation(i, f"E{i:010d}", "coffee.pdf", "Carbon footprint of green coffee",
+                               "6.2 Carbon footprint calculation", 11, "11", "Exportation 10.44 " * 30)
+                      for i in range(1, 61))
+    answer = Answer(text=sentence * 100, abstained=False, citations=citations, claims=(), retrieval_mode="rag",
+                    searched="the library", ledger_hash="ab12", generator="extractive")
+    job = AnswerJob(f"teams:{in_thread}:{root}", ConversationRef("teams", in_thread, root, TENANT, reference),
+                    "aad-alice", "What is the GWP100 of green coffee at exportation?")
+    before = len(stub.activities)
+    teams_client.teams_client().post_answer(job, answer)
+    posted = [a for a in stub.activities[before:] if a["body"].get("attachments")]
+    assert len(posted) >= 2
+    shown = [line for p in posted for line in card_text(p).splitlines() if line.startswith("\\[")]
+    assert [int(line[2:line.index("\\]")]) for line in shown] == list(range(1, 61))
+    assert "follow in the next message" in card_text(posted[0])

@@ -74,7 +74,7 @@ METADATA_PATH = "/v1/.well-known/openidconfiguration"
 KEYS_PATH = "/v1/.well-known/keys"
 SERVICE_PREFIX = "/teams/"
 DEFAULT_ENDORSEMENTS = ("msteams", "emulator", "webchat", "directline", "skype", "email", "sms")
-MAX_ACTIVITY_BYTES = 28 * 1024  # Teams refuses larger messages (it documents "about 28 KB") with 413
+MAX_ACTIVITY_BYTES = 28 * 1024  # Teams refuses larger messages ("about 28 KB", in UTF-16) with 413
 UPLOAD_FRAGMENT_MULTIPLE = 320 * 1024  # every upload fragment but the last must be a multiple of 320 KiB
 MAX_UPLOAD_FRAGMENT = 60 * 1024 * 1024
 AREAS = ("connector", "token", "upload", "download")
@@ -545,9 +545,10 @@ class BotFrameworkStub:
                 return _api_error(400, "BadArgument", "stub: the body is not valid JSON")
             if not isinstance(body, dict) or not body.get("type"):
                 return _api_error(400, "BadArgument", "stub: the body must be an activity with a type")
-            if len(raw) > self.max_activity_bytes:
-                return _api_error(413, "MessageSizeTooBig", f"stub: the activity is {len(raw)} bytes; Teams takes "
-                                  f"about {self.max_activity_bytes}")
+            size = len(raw.decode("utf-8", "replace").encode("utf-16-le"))  # Teams counts UTF-16
+            if size > self.max_activity_bytes:
+                return _api_error(413, "MessageSizeTooBig", f"stub: the activity is {size} UTF-16 bytes; Teams "
+                                  f"takes about {self.max_activity_bytes}")
         if op in ("update", "delete"):
             with self._lock:
                 owner = self._posted.get(activity_id or "")

@@ -11,6 +11,7 @@ from bot_handlers.slack.blocks import (
     MAX_BLOCKS,
     SECTION_TEXT_LIMIT,
     answer_blocks,
+    answer_messages,
     escape,
     link,
     notice_blocks,
@@ -140,13 +141,18 @@ def test_all_block_text_stays_within_the_budget_slack_accepts():
     assert sum(len(t) for t in texts(blocks)) <= BLOCKS_TEXT_BUDGET
     answer_part = sections(blocks)[: sections(blocks).index("*Sources*")]
     assert answer_part[-1].endswith("…") and sum(map(len, answer_part)) > 10_000
-    assert texts([blocks[-3]]) == ["… and 40 more sources"]
+    assert texts([blocks[-3]]) == ["Sources [1]–[40] follow in the next message."]
 
     _, blocks = answer_blocks(make_answer(citations=citations), question="q", link_for=lambda c: COFFEE_URL)
 
     shown = [s for s in sections(blocks) if s.startswith("[")]
     assert sum(len(t) for t in texts(blocks)) <= BLOCKS_TEXT_BUDGET
-    assert 20 < len(shown) < 40 and texts([blocks[-3]]) == [f"… and {40 - len(shown)} more sources"]
+    assert 20 < len(shown) < 40 and texts([blocks[-3]]) == [f"Sources [{len(shown) + 1}]–[40] follow in the next "
+                                                             "message."]
+    further = answer_messages(make_answer(citations=citations), question="q", link_for=lambda c: COFFEE_URL)[1:]
+    assert all(sum(len(t) for t in texts(m)) <= BLOCKS_TEXT_BUDGET and len(m) <= MAX_BLOCKS for _, m in further)
+    numbers = [int(t[1:t.index("]")]) for _, m in further for t in sections(m) if t.startswith("[")]
+    assert numbers == list(range(len(shown) + 1, 41))
 
 
 def test_fallback_text_is_cut_to_3000_characters_with_an_ellipsis():
@@ -156,15 +162,18 @@ def test_fallback_text_is_cut_to_3000_characters_with_an_ellipsis():
     assert fallback.startswith("Coffee &lt;b&gt; Coffee")
 
 
-def test_sixty_citations_keep_fifty_blocks_with_the_overflow_counted_and_feedback_last():
+def test_sixty_citations_keep_fifty_blocks_with_the_rest_in_a_second_message_and_feedback_last():
     citations = tuple(coffee_citation(n, page=n, page_label=str(n)) for n in range(1, 61))
 
-    _, blocks = answer_blocks(make_answer(citations=citations), question="q", feedback_value="answer-key-1")
+    (_, blocks), (more_text, more) = answer_messages(make_answer(citations=citations), question="q",
+                                                     feedback_value="answer-key-1")
 
     assert len(blocks) == MAX_BLOCKS
     cited = [s for s in sections(blocks) if s.startswith("[")]
     assert len(cited) == 45 and cited[0].startswith("[1] ") and cited[-1].startswith("[45] ")
-    assert texts([blocks[-3]]) == ["… and 15 more sources"]
+    assert texts([blocks[-3]]) == ["Sources [46]–[60] follow in the next message."]
+    assert more_text == "Sources [46]–[60]" and sections(more)[0] == "*Sources (continued)*"
+    assert [s[: s.index("]") + 1] for s in sections(more)[1:]] == [f"[{n}]" for n in range(46, 61)]
     assert texts([blocks[-2]]) == ["Mode: RAG only · answered by extractive"]
     assert blocks[-1]["type"] == "actions" and blocks[-1]["block_id"] == "feedback"
 

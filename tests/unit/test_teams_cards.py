@@ -7,7 +7,14 @@ import re
 
 import pytest
 
-from bot_handlers.teams.cards import answer_card, attachment, escape_markdown, markdown_link, notice_card
+from bot_handlers.teams.cards import (
+    answer_card,
+    answer_cards,
+    attachment,
+    escape_markdown,
+    markdown_link,
+    notice_card,
+)
 from lcabot import messages
 from lcabot.models import Answer, Citation
 
@@ -94,22 +101,26 @@ def test_refused_url_leaves_the_page_label_unlinked_and_pdf_page_shows_when_labe
     assert "javascript" not in json.dumps(card)
 
 
-def test_sixty_long_citations_stay_under_the_teams_message_limit_with_overflow_counted():
+def test_sixty_long_citations_stay_under_the_teams_message_limit_and_the_rest_follow_in_more_cards():
     long_title = "Carbon footprint of green coffee from Brazil, Colombia and Ethiopia " * 5
     citations = tuple(coffee_citation(n, page=n, page_label=str(n), title=long_title,
                                       quote="Exportation accounts for 10.44 kg CO2e per tonne. " * 60)
                       for n in range(1, 61))
     long_url = "https://s3.example.com/library/coffee.pdf?X-Amz-Signature=" + "a" * 800 + "#page=11"
 
-    card = answer_card(make_answer("Green coffee exportation " * 400, citations), question="q",
-                       link_for=lambda c: long_url, feedback_data={"answer_key": "k1"})
+    card, *more = answer_cards(make_answer("Green coffee exportation " * 400, citations), question="q",
+                               link_for=lambda c: long_url, feedback_data={"answer_key": "k1"})
 
-    assert len(json.dumps(attachment(card)).encode("utf-8")) < 28 * 1024
+    for each in (card, *more):  # Teams counts UTF-16: 2 bytes a character, ASCII included
+        assert len(json.dumps(attachment(each), ensure_ascii=False).encode("utf-16-le")) < 26 * 1024
     shown = [b for b in card["body"] if b["type"] == "Container"]
     assert 0 < len(shown) < 60
-    assert card["body"][-2]["text"] == f"… and {60 - len(shown)} more sources"
+    assert card["body"][-2]["text"] == f"Sources [{len(shown) + 1}]–[60] follow in the next message."
     assert shown[-1]["items"][0]["text"].startswith(f"\\[{len(shown)}\\] ")
     assert all(len(c["items"][1]["text"]) <= 300 + len("_“”_") for c in shown)
+    assert more and all(m["body"][0]["text"] == "Sources (continued)" and "actions" not in m for m in more)
+    numbers = [c["items"][0]["text"] for m in (card, *more) for c in m["body"] if c["type"] == "Container"]
+    assert [int(t[2:t.index("\\]")]) for t in numbers] == list(range(1, 61))
 
 
 def test_feedback_actions_submit_the_given_fields_with_up_or_down():
