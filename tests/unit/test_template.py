@@ -220,15 +220,14 @@ def test_search_domain_is_locked_down(template: dict[str, Any]) -> None:
     props = template["Resources"]["SearchDomain"]["Properties"]
     security = props["AdvancedSecurityOptions"]
     assert security["Enabled"] is True and security["InternalUserDatabaseEnabled"] is False
-    assert "IngestFunctionRole" in devstack.references(security["MasterUserOptions"]["MasterUserARN"])
+    # who may reach it, and the master user: tests/unit/test_iam.py
     assert props["EncryptionAtRestOptions"]["Enabled"] is True
     assert props["NodeToNodeEncryptionOptions"]["Enabled"] is True
     assert props["DomainEndpointOptions"]["EnforceHTTPS"] is True
     assert "TLS-1-2" in props["DomainEndpointOptions"]["TLSSecurityPolicy"]
     assert props["EBSOptions"]["VolumeType"] == "gp3"
-    (statement,) = props["AccessPolicies"]["Statement"]
-    assert devstack.references(statement["Principal"]) == {"IngestFunctionRole", "AnswerFunctionRole"}
-    assert statement["Action"] == "es:ESHttp*"
+    principals = devstack.references([s["Principal"] for s in props["AccessPolicies"]["Statement"]])
+    assert principals == {"IngestFunctionRole", "AnswerFunctionRole", "SearchAdminRole", "OpenSearchMasterRoleArn"}
 
 
 def policy_statements(node: Any, path: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -253,7 +252,8 @@ def wildcard_data_access(statement: dict[str, Any]) -> bool:
     if "NotAction" in statement or "NotResource" in statement:
         return True
     actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-    resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+    resource = statement.get("Resource", [])  # a role's trust policy names no resource
+    resources = resource if isinstance(resource, list) else [resource]
     data = any(a == "*" or a.split(":", 1)[0] in DATA_SERVICES for a in actions if isinstance(a, str))
     return data and any(r == "*" for r in resources)
 
@@ -264,12 +264,8 @@ def test_no_policy_grants_data_access_on_every_resource(template: dict[str, Any]
     offending = [path for path, statement in statements if wildcard_data_access(statement)]
     assert not offending, offending
     assert wildcard_data_access({"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": "*"})
-    for name, function in functions(template).items():
-        for policy in function["Properties"]["Policies"]:
-            assert not isinstance(policy, str), f"{name}: managed policy {policy}"
-            for template_name, arguments in policy.items():
-                if template_name != "Statement":  # a SAM policy template, scoped by its arguments
-                    assert all(value not in ("*", "") for value in arguments.values()), (name, template_name)
+    for name, function in functions(template).items():  # each its own role; the grants: tests/unit/test_iam.py
+        assert "Policies" not in function["Properties"] and "Role" in function["Properties"], name
 
 
 def test_no_plaintext_secret_values(template: dict[str, Any]) -> None:
