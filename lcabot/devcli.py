@@ -177,7 +177,8 @@ def cmd_put(args: argparse.Namespace, settings: Settings) -> int:
                              ContentType="application/pdf")["ETag"].strip('"')
         with console.status(f"{key}: uploaded, waiting for the ingest Lambda…"):
             deadline = time.monotonic() + args.timeout
-            while (current := status.get(key)) is None or current == before or current.etag != etag:
+            while (current := status.get(key)) is None or current == before or current.etag != etag \
+                    or current.status == "indexing":  # the ingest Lambda is at work: its outcome follows
                 if time.monotonic() > deadline:
                     console.print(f"[red]{escape(key)}: no status after {args.timeout:.0f} s; is `lcabot dev` "
                                   "running?[/]")
