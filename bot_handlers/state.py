@@ -156,10 +156,10 @@ class ConversationState:
                 return Claim(platform, dedupe_key, token, failed[0])
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
-    def settle(self, claim: Claim) -> None:
+    def settle(self, claim: Claim) -> bool:
         """Record that the claimed event was acted on (its job queued, or its reply posted): from now on every
         delivery of it is a duplicate, whatever the lease. One DynamoDB call; it is written even when the claim
-        itself was not (a ``RATE_LIMITED`` one), unless another request holds the event.
+        itself was not (a ``RATE_LIMITED`` one), unless another request holds the event: ``False`` then.
 
         Raises:
             botocore.exceptions.ClientError: DynamoDB failed (the lease still guards the event until it runs out).
@@ -174,7 +174,9 @@ class ConversationState:
         except ClientError as err:
             if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            logger.warning("claim on %s was taken over before it was settled", claim.dedupe_key)
+            logger.warning("claim on %s is another request's", claim.dedupe_key)
+            return False
+        return True
 
     def release(self, claim: Claim) -> None:
         """Undo :meth:`claim` when acting failed, so that the platform's retry is not taken for a duplicate (only

@@ -231,6 +231,10 @@ def index_started(name: str, perspective: str) -> str:
     return f"Adding {name} to the library ({perspective} perspective)…"
 
 
+def not_queued(name: str) -> str:
+    return f"{name} could not be taken on just now (our job queue failed); share it again in a moment."
+
+
 def index_refused(detail: str) -> str:
     return f"I cannot add this file to the library: {detail}"
 

@@ -133,6 +133,14 @@ class _Replies:
         self.placeholders.append(ts)
         return ts
 
+    def keep(self, ts: str) -> None:
+        """The placeholder ``ts`` now belongs to a queued job (its worker updates it): never undone."""
+        self.placeholders.remove(ts)
+
+    def replace(self, ts: str, text: str) -> None:
+        self.client.chat_update(channel=self.channel, ts=ts, text=blocks.escape(text))
+        self.placeholders.remove(ts)
+
     def undo(self) -> None:
         for ts in self.placeholders:
             try:
@@ -191,8 +199,10 @@ class SlackBot:
             return
         replies = _Replies(client, channel, thread)
         try:
-            if claim.outcome == RATE_LIMITED:
-                replies.say(messages.rate_limited())
+            if claim.outcome == RATE_LIMITED:  # told once, however many deliveries arrive together
+                if self.state.settle(claim):
+                    replies.say(messages.rate_limited())
+                return
             else:
                 self._reply(event, context, client, replies, dedupe_key)
         except SlackApiError as err:
@@ -241,17 +251,24 @@ class SlackBot:
             replies.say(messages.file_missing(
                 "make a report" if intent.kind == "report" else "add a document to the library"))
         elif intent.kind in ("report", "index"):
-            for file in pdfs:
+            for n, file in enumerate(pdfs):
                 ref = file_ref(file)
-                key = f"{dedupe_key}:{file['id']}"
-                if intent.kind == "report":
-                    target = replace(conversation, status_message=replies.placeholder(
-                        messages.report_started(ref.name)))
-                    self.queues.send(ReportJob(key, target, user, ref))
-                else:
-                    target = replace(conversation, status_message=replies.placeholder(
-                        messages.index_started(ref.name, intent.perspective)))
-                    self.queues.send(IndexJob(key, target, user, ref, intent.perspective))
+                key = f"{dedupe_key}:{file.get('id') or n}"
+                started = messages.report_started(ref.name) if intent.kind == "report" else \
+                    messages.index_started(ref.name, intent.perspective)
+                target = replace(conversation, status_message=replies.placeholder(started))
+                job = ReportJob(key, target, user, ref) if intent.kind == "report" else \
+                    IndexJob(key, target, user, ref, intent.perspective)
+                try:
+                    self.queues.send(job)
+                except Exception:
+                    if not n:  # nothing queued yet: Slack's retry does it all again
+                        raise
+                    # an earlier file's job is queued (a retry would queue it twice): this one is said to fail
+                    logger.exception("job for %s not queued", ref.name)
+                    replies.replace(target.status_message or "", messages.not_queued(ref.name))
+                    continue
+                replies.keep(target.status_message or "")
         elif pdfs:
             replies.say(messages.pdf_needs_intent(pdfs[0].get("name") or "the PDF"))
         elif intent.kind == "help":
@@ -296,7 +313,7 @@ class SlackBot:
             meta = json.loads(view.get("private_metadata") or "{}")
         except json.JSONDecodeError:
             meta = {}
-        meta = meta if isinstance(meta, dict) else {}
+        meta = {k: v for k, v in meta.items() if isinstance(v, str)} if isinstance(meta, dict) else {}
         dedupe_key = f"slack:{team}:view:{view['id']}"
         claim = self.state.claim("slack", dedupe_key)
         if not claim.claimed:
@@ -414,14 +431,35 @@ def _mistyped(value: dict, depth: int = 0) -> str:
         wanted = _FIELD_TYPES.get(key)
         if wanted is not None and not isinstance(field, wanted):
             return key
-        if key in _ID_FIELDS and isinstance(field, str) and len(field) > MAX_ID_CHARS:
+        if key in _ID_FIELDS and isinstance(field, str) and (len(field) > MAX_ID_CHARS or not _encodable(field)):
             return key
         if key in ("actions", "authorizations") and not all(isinstance(item, dict) for item in field):
             return key
+        if key == "actions" and (not field or any(not isinstance(a.get("action_id"), str)
+                                                   or not isinstance(a.get("value", ""), str) for a in field)):
+            return "actions.action_id"  # Bolt reads the first action's id (block_actions), and our buttons' value
+        if key == "files" and any(isinstance(f, dict) and not isinstance(f.get("id", ""), str) for f in field):
+            return "files.id"
         if depth < 3 and key in _OBJECTS and isinstance(field, dict):
             if found := _mistyped(field, depth + 1):
                 return f"{key}.{found}"
     return ""
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate, which JSON can carry and DynamoDB cannot store)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _hides_payload(body: str, content_type: str) -> bool:
+    """A form body (a slash command) that holds the word "payload" but no ``payload`` field."""
+    if content_type.startswith("application/json") or body.startswith("{") or "payload" not in body:
+        return False
+    return "payload" not in dict(parse_qsl(body, keep_blank_values=True))
 
 
 def _malformed(body: str, content_type: str) -> str:
@@ -433,7 +471,7 @@ def _malformed(body: str, content_type: str) -> str:
     try:
         if content_type.startswith("application/json") or body.startswith("{"):
             parsed = json.loads(body)
-        elif "payload" in body:  # an interaction: Bolt routes it by its type
+        elif "payload" in dict(parse_qsl(body, keep_blank_values=True)):  # an interaction: Bolt routes it by type
             parsed = json.loads(dict(parse_qsl(body, keep_blank_values=True)).get("payload") or "{}")
             if isinstance(parsed, dict) and not (isinstance(parsed.get("type"), str) and parsed["type"]):
                 return "an interaction payload without a type"
@@ -475,13 +513,26 @@ def handler(event: dict, context: Any) -> dict:
             return _refusal(400, "body is not base64-encoded UTF-8")
     headers = {str(k).lower(): v for k, v in event["headers"].items()}
     timestamp, signature = headers.get("x-slack-request-timestamp"), headers.get("x-slack-signature")
-    if not isinstance(timestamp, str) or not isinstance(signature, str) or not SignatureVerifier(
-            slack_credentials().signing_secret).is_valid(body, timestamp, signature):
+    if not isinstance(timestamp, str) or not timestamp.isdigit() or len(timestamp) > 12 or \
+            not isinstance(signature, str) or not SignatureVerifier(
+                slack_credentials().signing_secret).is_valid(body, timestamp, signature):
         return _refusal(401, "invalid request signature")
-    reason = _malformed(body, str(headers.get("content-type") or ""))
+    content_type = str(headers.get("content-type") or "")
+    reason = _malformed(body, content_type)
     if reason:
         logger.warning("malformed Slack request refused: %s", reason)
         return _refusal(400, reason)
+    if _hides_payload(body, content_type):
+        # Bolt takes any form body holding the word "payload" for an interaction and, finding no payload field,
+        # reads it as empty: a slash command typed in #payload-team, or with "payload" in its text, would be
+        # lost. The same fields with that word percent-encoded read the same and are not mistaken.
+        # (signed again, as Bolt checks the signature of what it reads)
+        body = body.replace("payload", "p%61yload")
+        resigned = SignatureVerifier(slack_credentials().signing_secret).generate_signature(
+            timestamp=timestamp, body=body)
+        event = {**event, "body": body, "isBase64Encoded": False, "headers": {
+            **{k: v for k, v in event["headers"].items() if str(k).lower() != "x-slack-signature"},
+            "x-slack-signature": resigned}}
     response = request_handler().handle(event, context)
     if response.get("statusCode") == 404:  # no listener for it: acknowledged, not retried
         return {**response, "statusCode": 200, "body": ""}

@@ -28,7 +28,6 @@ import logging
 import os
 from dataclasses import dataclass
 from functools import cache
-from http import HTTPStatus
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -126,16 +125,6 @@ class TeamsBot(TeamsActivityHandler):
         """Members added or removed, a channel renamed: nothing to act on (botbuilder would look each added member
         up on the Bot Connector first)."""
         logger.debug("conversationUpdate acknowledged: %s", turn_context.activity.id)
-
-    async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:
-        """An invoke this bot has no handler for (botbuilder answers 501, a server error) is refused as a bad
-        request: 400 with the error body Teams shows."""
-        response = await super().on_invoke_activity(turn_context)
-        if response is not None and response.status == HTTPStatus.NOT_IMPLEMENTED:
-            logger.info("invoke not handled: %s", turn_context.activity.name)
-            return InvokeResponse(status=HTTPStatus.BAD_REQUEST, body={
-                "code": "BadRequest", "message": "lcabot does not handle this action."})
-        return response
 
     # ---------------------------------------------------------------- messages
     async def on_message_activity(self, turn_context: TurnContext) -> None:
@@ -342,6 +331,8 @@ class _Adapter(BotFrameworkAdapter):
 
 
 def _response(status: int, body: Any = None) -> dict:
+    if hasattr(body, "serialize"):  # a botbuilder model (an invoke's response)
+        body = body.serialize()
     if body is None:
         return {"statusCode": status, "headers": {}, "body": ""}
     if isinstance(body, str):
@@ -384,14 +375,16 @@ def parse_body(event: dict) -> Activity:
 _OBJECT_FIELDS = {"channelData": ("tenant", "team", "channel", "settings", "meeting"),
                   "from": (), "conversation": (), "recipient": ()}
 _ID_OBJECTS = ("tenant", "team", "channel")
+MAX_ID_CHARS = 1000  # a Teams id (a DynamoDB key part, 1,024 bytes at most there); Teams' are far shorter
 
 
 def malformed(data: dict) -> str:
     """Why an activity's JSON cannot be read as Teams sends it, else ``""``: ``channelData``, ``from``,
     ``conversation`` and ``recipient`` must be objects, and ``channelData``'s ``tenant``, ``team`` and ``channel``
-    objects with a string ``id``; an invoke needs a ``name`` and an object ``value`` (``adaptiveCard/action`` one
-    with an ``action`` object, ``fileConsent/invoke`` one with a string ``action``); a message's ``value`` (a card's
-    submit) must be an object."""
+    objects with a string ``id``; the ids the bot keeps (activity, conversation, tenant, sender, recipient, reply-to)
+    strings of at most :data:`MAX_ID_CHARS` valid characters; ``attachments`` objects with a string
+    ``contentType``; an invoke a ``fileConsent/invoke`` (the only one this bot's cards and manifest make) accepting
+    or declining; a message's ``value`` (a card's submit) an object."""
     for key, inner in _OBJECT_FIELDS.items():
         if key in data and not isinstance(data[key], dict | None):
             return f"{key} is not an object"
@@ -401,17 +394,34 @@ def malformed(data: dict) -> str:
                 return f"{key}.{name} is not an object"
             if name in _ID_OBJECTS and field is not None and not isinstance(field.get("id", ""), str):
                 return f"{key}.{name}.id is not a string"
+    for key, name in (("id", ""), ("conversation", "id"), ("conversation", "tenantId"), ("from", "id"),
+                      ("from", "aadObjectId"), ("recipient", "id"), ("replyToId", "")):
+        field = data.get(key) if not name else (data.get(key) or {}).get(name)
+        if field is not None and (not isinstance(field, str) or len(field) > MAX_ID_CHARS or not _encodable(field)):
+            return f"{key}{'.' + name if name else ''} is not an id"
+    attachments = data.get("attachments")
+    if attachments is not None and (not isinstance(attachments, list) or not all(
+            isinstance(a, dict) and isinstance(a.get("contentType", ""), str) for a in attachments)):
+        return "attachments are not objects with a contentType"
     value = data.get("value")
     if data["type"] == "invoke":
-        if not isinstance(data.get("name"), str) or not isinstance(value, dict):
-            return "an invoke without a name or an object value"
-        if data["name"] == "adaptiveCard/action" and not isinstance(value.get("action"), dict):
-            return "an adaptiveCard/action invoke without an action object"
-        if data["name"] == "fileConsent/invoke" and not isinstance(value.get("action"), str):
-            return "a fileConsent/invoke without an action"
+        if data.get("name") != "fileConsent/invoke":  # the only invoke this bot's cards and manifest make
+            return "an invoke this bot does not handle"
+        if not isinstance(value, dict) or value.get("action") not in ("accept", "decline") or \
+                not isinstance(value.get("uploadInfo") or {}, dict):
+            return "a fileConsent/invoke without an accept or decline"
     elif data["type"] == "message" and value is not None and not isinstance(value, dict):
         return "a message's value is not an object"
     return ""
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate, which JSON can carry and DynamoDB cannot store)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 async def authenticate(auth_header: str, rt: Runtime) -> ClaimsIdentity:
@@ -502,4 +512,8 @@ def handler(event: dict, context: Any) -> dict:
     except Exception:  # no credentials: refuse every activity rather than run unauthenticated
         logger.exception("Teams bot is not configured")
         return _response(500, "not configured")
-    return asyncio.run(serve(event, auth_header if isinstance(auth_header, str) else "", rt))
+    try:
+        return asyncio.run(serve(event, auth_header if isinstance(auth_header, str) else "", rt))
+    except Exception:  # a last line: logged, and a response rather than a raw Lambda error
+        logger.exception("Teams request failed")
+        return _response(500, "internal error")

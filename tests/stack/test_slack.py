@@ -628,6 +628,106 @@ def _fuzzed_bodies(n: int) -> list[tuple[str, str]]:
     return bodies
 
 
+@pytest.mark.parametrize("timestamp", ["abc", "", "1e9", "9" * 5000])
+def test_an_unreadable_timestamp_header_gets_401_not_an_exception(slack, timestamp):
+    """slack_sdk's verifier reads the timestamp with int(): 'abc' raised ValueError out of the handler."""
+    event = ev.event_callback(ev.mention("What is GWP100?", new_ts()))
+    event["headers"]["x-slack-request-timestamp"] = timestamp
+    assert post(event)["statusCode"] == 401
+
+
+@pytest.mark.parametrize("channel_name,text", [("payload-team", "graph"), ("lca", "graph payload")])
+def test_a_slash_command_holding_the_word_payload_is_acted_on(slack, channel_name, text):
+    """Bolt takes a form body holding "payload" for an interaction; /lca-mode from #payload-team was refused 400."""
+    from urllib.parse import urlencode
+
+    body = urlencode({"token": "legacy", "team_id": ev.TEAM, "team_domain": "lca", "channel_id": "C0PAYLOAD",
+                      "channel_name": channel_name, "user_id": "U0ALICE", "user_name": "alice",
+                      "command": "/lca-mode", "text": text, "api_app_id": "A0TEST",
+                      "response_url": "http://127.0.0.1:9/commands/1", "trigger_id": "1.2.3"})
+    response = post(ev.api_gateway_event(body, "application/x-www-form-urlencoded"))
+    assert response["statusCode"] == 200
+    expected = messages.mode_set("rag+graph") if text == "graph" else messages.mode_is("rag+graph")
+    assert expected in response["body"]
+
+
+@pytest.mark.parametrize("actions", [[], [{}], [{"action_id": 5, "value": "{}"}],
+                                     [{"action_id": "feedback_up", "value": 7}]])
+def test_button_clicks_without_a_readable_action_get_400(slack, actions):
+    payload = {"type": "block_actions", "user": {"id": "U0ALICE"}, "channel": {"id": CHANNEL},
+               "message": {"ts": "1.1", "text": "answer"}, "actions": actions}
+    assert post(ev.interaction(payload))["statusCode"] == 400
+
+
+def test_a_rate_limited_message_delivered_twice_at_once_is_answered_once(slack, monkeypatch):
+    """A rate-limited claim writes nothing, so deliveries arriving together each replied; the reply now follows
+    the settle only one of them can write."""
+    import threading
+
+    monkeypatch.setattr(bot_state, "RATE_WINDOW_S", 10**9)
+    user, channel = f"U0PAIR{time.time_ns()}", "C0PAIR"
+    root = new_ts()
+    post(ev.event_callback(ev.mention("What is GWP100?", root, user=user, channel=channel)))
+    monkeypatch.setattr(bot_state, "USER_LIMIT", 1)  # this user is at the limit now
+    ts = new_ts()
+    pair = [ev.event_callback(ev.mention("and GWP20?", ts, user=user, channel=channel, thread_ts=root)),
+            ev.event_callback(ev.message("<@U0BOT> and GWP20?", ts, user=user, channel=channel,
+                                         channel_type="channel", thread_ts=root))] * 3
+    barrier = threading.Barrier(len(pair))
+
+    def deliver(event):
+        barrier.wait()
+        return post(event)["statusCode"]
+
+    with ThreadPoolExecutor(len(pair)) as pool:
+        assert list(pool.map(deliver, pair)) == [200] * len(pair)
+    polite = [m for m in slack.slack.messages(channel, thread_ts=root) if m.get("text") == messages.rate_limited()]
+    assert len(polite) == 1
+    drain(slack, "LCABOT_ANSWER_QUEUE_URL")
+
+
+def test_when_the_second_of_two_shared_pdfs_cannot_be_queued_the_first_is_queued_once_and_the_second_said(
+        slack, monkeypatch):
+    """Both placeholders were deleted, the claim released and Slack's retry queued the first PDF again, leaving a
+    placeholder no worker would update."""
+    from tests.conftest import CORPUS
+
+    ts = new_ts()
+    eu = CORPUS / "perspectives" / "eu_funding"
+    one = slack.slack.register_file((eu / "cordis-hyperfarm-101000828-report.pdf").read_bytes(), "hyperfarm.pdf")
+    two = slack.slack.register_file((eu / "ec-rtd-enough-food-sector-decarbonisation.pdf").read_bytes(),
+                                    "enough.pdf")
+    slack.slack.add_message("D0MULTI", "index eu_funding", ts=ts)
+    event = ev.event_callback(ev.message("index eu_funding", ts, channel="D0MULTI", files=[one, two]))
+    queues = bot_state.job_queues()
+    sent = []
+    real_send = queues.send
+
+    def second_fails(job):
+        sent.append(job.file.name)
+        if len(sent) == 2:
+            raise RuntimeError("SQS throttled")
+        real_send(job)
+
+    with monkeypatch.context() as throttling:
+        throttling.setattr(queues, "send", second_fails)
+        assert post(event)["statusCode"] == 200
+    assert post(event)["statusCode"] == 200  # a retry (were there one) is a duplicate
+    texts = [m["text"] for m in replies(slack.slack, "D0MULTI", ts)]
+    assert texts == [messages.index_started("hyperfarm.pdf", "eu_funding"), messages.not_queued("enough.pdf")]
+    assert slack.report() == (1, 0)
+    assert slack.ingest() == (1, 0)
+    assert slack.status("library/eu_funding/hyperfarm.pdf").status == "indexed"
+
+
+def drain(slack, queue: str) -> None:
+    """Drop the jobs on ``queue`` (not purged: SQS allows one PurgeQueue a minute, which another test uses)."""
+    url = slack.env[queue]
+    while batch := slack.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
+        slack.sqs.delete_message_batch(QueueUrl=url, Entries=[
+            {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(batch)])
+
+
 def test_a_question_over_the_core_limit_is_refused_before_it_is_queued(slack):
     """A 100,000-character mention is told the limit at once (2,000 characters); no "Searching…" placeholder, no
     job."""

@@ -424,10 +424,15 @@ def test_a_follow_up_in_a_personal_chat_carries_the_earlier_turns(teams):
 
 
 @pytest.mark.parametrize("case", ["adaptiveCard/action with an empty value", "tenant as a string",
-                                  "a message value that is a list", "an invoke no handler takes"])
+                                  "a message value that is a list", "an invoke no handler takes",
+                                  "adaptiveCard/action with an empty action", "an attachment that is null",
+                                  "an activity id of 5,000 characters", "a file consent neither accepted nor declined",
+                                  "a lone surrogate in the sender's id"])
 def test_activities_with_missing_or_mistyped_fields_get_4xx_and_nothing_is_enqueued(teams, case):
-    """They raised ``TypeError`` (an ``adaptiveCard/action`` invoke with an empty value), ``AttributeError``
-    (``channelData.tenant`` not an object: 500) or got botbuilder's 501."""
+    """They raised ``TypeError`` (an ``adaptiveCard/action`` invoke with an empty value; an empty action: an invoke
+    response botbuilder could not serialise, out of the handler), ``AttributeError`` (``channelData.tenant`` not an
+    object, a null attachment: 500), a DynamoDB ``ValidationException`` (a 5,000-character id: 500) or got
+    botbuilder's 501."""
     stub = teams.bf
     body = {
         "adaptiveCard/action with an empty value": activity(stub, "", type="invoke", name="adaptiveCard/action",
@@ -435,7 +440,16 @@ def test_activities_with_missing_or_mistyped_fields_get_4xx_and_nothing_is_enque
         "tenant as a string": activity(stub, "What is GWP100?", channelData={"tenant": TENANT}),
         "a message value that is a list": activity(stub, "", value=["feedback", "up"]),
         "an invoke no handler takes": activity(stub, "", type="invoke", name="composeExtension/query",
-                                               value={"commandId": "search"}),
+                                               value={"commandId": 5, "parameters": "x"}),
+        "adaptiveCard/action with an empty action": activity(stub, "", type="invoke", name="adaptiveCard/action",
+                                                             value={"action": {}}),
+        "an attachment that is null": activity(stub, "What is GWP100?", attachments=[None]),
+        "an activity id of 5,000 characters": activity(stub, "What is GWP100?", activity_id="1" * 5000),
+        "a file consent neither accepted nor declined": activity(
+            stub, "", type="invoke", name="fileConsent/invoke",
+            value={"type": "fileUpload", "action": "bogus", "context": {}}),
+        "a lone surrogate in the sender's id": activity(stub, "What is GWP100?",
+                                                        **{"from": {"id": "29:\ud800", "name": "X"}}),
     }[case]
     before = len(stub.activities)
     assert post(stub, body)["statusCode"] == 400
