@@ -6,9 +6,10 @@ lists, ``[title](url)`` links; Adaptive Cards docs → "Text features"), so mode
 a card are the page links built by :func:`markdown_link`.
 
 Size: Teams refuses a bot message over about 28 KB (Teams platform docs, bot message limits), counted in UTF-16
-(two bytes a character: an ASCII card of 22,000 characters is 44,000 bytes). A card is kept within
-:data:`CARD_BYTES_LIMIT` UTF-16 bytes of JSON (``", "`` separators, an upper bound of what an SDK sends), which
-leaves room for the activity around it; citations that do not fit follow in further cards.
+(two bytes a character: an ASCII card of 22,000 characters is 44,000 bytes) of the JSON the SDK sends, where every
+non-ASCII character is a ``\\uXXXX`` escape. A card is kept within :data:`CARD_BYTES_LIMIT` such bytes (``", "``
+separators, an upper bound of what an SDK sends), which leaves room for the activity around it; citations that do
+not fit follow in further cards.
 """
 
 from __future__ import annotations
@@ -199,8 +200,9 @@ def _text(text: str, **style: object) -> dict:
 
 
 def _size(obj: object) -> int:
-    """UTF-16 bytes of ``obj`` as JSON: what Teams counts against its message limit."""
-    return len(json.dumps(obj, ensure_ascii=False).encode("utf-16-le"))
+    """UTF-16 bytes of ``obj`` as JSON, as the Bot Framework SDK sends it (``ensure_ascii``: a CJK character goes
+    out as ``\\uXXXX``, an emoji as two of them) and as Teams counts it against its message limit."""
+    return 2 * len(json.dumps(obj))
 
 
 def _paragraphs(text: str, **style: object) -> list[dict]:

@@ -4,8 +4,10 @@ instructions; the model must bind every claim to evidence ids from the ledger.""
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -74,10 +76,14 @@ class MessagesClient:
         deadline = deadline if deadline is not None else time.monotonic() + self.timeout_s
         for attempt in range(RETRIES + 1):
             try:
-                response = self._client.messages.create(
+                response = self._within(deadline, lambda: self._client.messages.create(
                     model=self.model, max_tokens=self.max_tokens, system=system, messages=messages,
                     timeout=max(deadline - time.monotonic(), 0.001), **extra,
-                )
+                ))
+            except TimeoutError as err:
+                raise GenerationError("Claude did not respond in time") from err
+            except ValueError as err:  # a 200 whose body is not JSON (empty, cut short, not UTF-8): the SDK's error
+                problem = f"Claude's reply was not a complete message ({type(err).__name__})"
             except self._anthropic.APIError as err:
                 wait = self._retry_delay(err, attempt)
                 if wait is None or attempt == RETRIES or time.monotonic() + wait >= deadline:
@@ -86,14 +92,40 @@ class MessagesClient:
                     raise GenerationError(_describe(err)) from err
                 time.sleep(wait)
                 continue
-            problem = incomplete(response)
-            if not problem:
-                return response
+            else:
+                problem = incomplete(response)
+                if not problem:
+                    return response
             wait = _backoff(attempt)
             if attempt == RETRIES or time.monotonic() + wait >= deadline:
                 raise GenerationError(problem)
             time.sleep(wait)
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _within(deadline: float, call: Any) -> Any:
+        """``call()``, given up at ``deadline``: the SDK's timeout bounds each read, not the whole reply (a server
+        sending a byte every few seconds holds it for minutes). The abandoned call ends in its own thread.
+
+        Raises:
+            TimeoutError: the deadline passed first.
+        """
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                outcome["value"] = call()
+            except BaseException as err:  # handed to the caller
+                outcome["error"] = err
+
+        worker = threading.Thread(target=run, name="claude-call", daemon=True)
+        worker.start()
+        worker.join(max(deadline - time.monotonic(), 0.0) + 0.5)  # the SDK's own timeout fires first, normally
+        if worker.is_alive():
+            raise TimeoutError
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
 
     def _retry_delay(self, err: Exception, attempt: int) -> float | None:
         """Seconds to wait before retrying ``err`` (``retry-after`` when the API gives one), or None: don't retry."""
@@ -105,9 +137,10 @@ class MessagesClient:
         if verdict == "false" or (verdict != "true" and not transient):
             return None
         try:
-            return max(float(err.response.headers.get("retry-after", "")), 0.0)
+            wait = float(err.response.headers.get("retry-after", ""))
         except ValueError:
             return backoff
+        return max(wait, 0.0) if math.isfinite(wait) else backoff
 
 
 class ClaudeGenerator:
@@ -142,7 +175,7 @@ class ClaudeGenerator:
                 raise GenerationError(str(err)) from err
         if response.stop_reason == "max_tokens":
             raise IncompleteGenerationError("the reply hit the max_tokens limit")
-        text = "".join(getattr(block, "text", "") for block in response.content)
+        text = "".join(t for block in response.content if isinstance(t := getattr(block, "text", None), str))
         return parse_claims(text)
 
 

@@ -538,10 +538,13 @@ def test_fuzzed_activities_never_raise_or_get_a_5xx_and_unauthenticated_ones_get
                 {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(batch)])
 
 
-def test_a_long_answer_with_sixty_sources_arrives_as_cards_teams_accepts_with_every_source(teams):
+@pytest.mark.parametrize("quote", ["Exportation 10.44 " * 30, "中文碳足迹生命周期评价" * 30, "😀🌍🔥" * 100],
+                         ids=["ascii", "cjk", "emoji"])
+def test_a_long_answer_with_sixty_sources_arrives_as_cards_teams_accepts_with_every_source(teams, quote):
     """Teams counts a message's size in UTF-16 (an ASCII card of 22,000 characters is 44,000 bytes); cards were
     sized in UTF-8 characters, so the stub, counting as Teams does, refused this answer with 413. Now the sources
-    that do not fit on the answer card follow in more cards, each accepted."""
+    that do not fit on the answer card follow in more cards, each accepted. The SDK sends non-ASCII characters as
+    ``\\uXXXX`` escapes (a CJK character is 12 bytes, an emoji 24): cards with such quotes were refused too."""
     from lcabot.jobs import AnswerJob
     from lcabot.models import Answer, Citation
 
@@ -554,7 +557,7 @@ def test_a_long_answer_with_sixty_sources_arrives_as_cards_teams_accepts_with_ev
                  "serviceUrl": stub.service_url, "user": {"id": "29:1alice-teams-id", "aadObjectId": "aad-alice"}}
     sentence = "The cradle-to-gate GWP100 of green coffee is 10.44 kg CO2e per kg at exportation [1]. "
     citations = tuple(Citation(i, f"E{i:010d}", "coffee.pdf", "Carbon footprint of green coffee",
-                               "6.2 Carbon footprint calculation", 11, "11", "Exportation 10.44 " * 30)
+                               "6.2 Carbon footprint calculation", 11, "11", quote)
                       for i in range(1, 61))
     answer = Answer(text=sentence * 100, abstained=False, citations=citations, claims=(), retrieval_mode="rag",
                     searched="the library", ledger_hash="ab12", generator="extractive")

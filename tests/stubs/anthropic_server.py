@@ -25,6 +25,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None  # sent instead of ``body`` as JSON (e.g. an event stream)
     content_type: str = "application/json"
+    drip_s: float = 0.0  # send the body a byte at a time, this long apart (each read is quick; the reply is not)
 
 
 @dataclass(frozen=True)
@@ -37,14 +38,15 @@ class Received:
 Script = Reply | Callable[[dict[str, Any]], Reply]
 
 
-def message(text: str, *, stop_reason: str = "end_turn", model: str = "claude-test", delay_s: float = 0.0) -> Reply:
+def message(text: str, *, stop_reason: str = "end_turn", model: str = "claude-test", delay_s: float = 0.0,
+            drip_s: float = 0.0) -> Reply:
     """A successful Messages API response holding one text block."""
     body = {
         "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model,
         "content": [{"type": "text", "text": text}], "stop_reason": stop_reason, "stop_sequence": None,
         "usage": {"input_tokens": 812, "output_tokens": max(1, len(text) // 4)},
     }
-    return Reply(200, body, delay_s)
+    return Reply(200, body, delay_s, drip_s=drip_s)
 
 
 def error(status: int, kind: str, text: str, *, headers: dict[str, str] | None = None) -> Reply:
@@ -169,7 +171,14 @@ class AnthropicStub:
                     for name, value in reply.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if reply.drip_s:
+                        for i in range(len(data)):
+                            if stub._stopping.wait(reply.drip_s):
+                                break
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up (timeout) before the delayed reply
 
