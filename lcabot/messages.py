@@ -261,6 +261,12 @@ def ingest_error(name: str) -> str:
             "retry, or tell the library's maintainer (the ingest function's log names the file).")
 
 
+def ingest_stopped(name: str) -> str:
+    return (f"indexing {name} stopped without finishing on each earlier try (out of memory, or the function "
+            "stopped); it is being tried once more, and this stays if that fails too. Split the PDF or tell the "
+            "library's maintainer.")
+
+
 def ingest_out_of_time(name: str, seconds: float) -> str:
     return (f"{name} is too large to index within one run of the ingest function ({seconds:.0f} s); "
             "split it into smaller PDFs.")

@@ -84,15 +84,20 @@ def _idempotent_apply():
     persistence, config = runtime.idempotency()
 
     @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
-    def apply(change: dict) -> dict:
-        fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages")}
+    def apply(change: dict, started: list[DocumentStatus]) -> dict:
+        fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages", "last_attempt")}
         if fields["action"] == "created":
             earlier = status_store().get(fields["key"])
             if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
                 return _outcome(earlier)  # the same version ran out of time before: it would again
             source = posixpath.basename(fields["key"])
-            status_store().put(DocumentStatus(fields["key"], "indexing", messages.indexing(source),
-                                              etag=fields["etag"]))
+            # on the last delivery, what is recorded first is what holds should this run, too, be stopped without a
+            # word (out of memory: no handler runs); the outcome replaces it
+            start = DocumentStatus(fields["key"], "failed", messages.ingest_stopped(source), reason="error",
+                                   etag=fields["etag"]) if change.get("last_attempt") else \
+                DocumentStatus(fields["key"], "indexing", messages.indexing(source), etag=fields["etag"])
+            status_store().put(start)
+            started.append(start)
         return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))
 
     return apply
@@ -110,10 +115,13 @@ def _record(record: SQSRecord, lambda_context: LambdaContext | None = None) -> N
             logger.info("skipped: outside library/*.pdf", extra={"key": change.key})
             continue
         max_pages = None if remaining_s is None else max(1, int((remaining_s - DEADLINE_MARGIN_S) * PAGES_PER_S))
+        started: list[DocumentStatus] = []
         try:
-            with _deadline_watch(change, lambda_context):
+            with _deadline_watch(change, lambda_context, started):
                 outcome = _idempotent_apply()(change={**asdict(change), "idempotency_key": change.idempotency_key,
-                                                      "max_pages": max_pages})
+                                                      "max_pages": max_pages,
+                                                      "last_attempt": runtime.is_last_attempt(record)},
+                                              started=started)
         except Exception as err:
             logger.exception("library change failed", extra={"key": change.key, "action": change.action,
                                                               "etag": change.etag})
@@ -142,9 +150,10 @@ def _record_failure(change: ObjectChange, err: Exception) -> None:
 
 
 @contextmanager
-def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None):
+def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus]):
     """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
-    document was too large for one run (the runtime ends the invocation without another word)."""
+    document was too large for one run (the runtime ends the invocation without another word), unless the status
+    is no longer the one the run ``started`` with (its outcome is recorded)."""
     if lambda_context is None or change.action != "created":
         yield
         return
@@ -156,8 +165,8 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None):
         status = DocumentStatus(change.key, "failed", messages.ingest_out_of_time(source, timeout_s),
                                 reason="too_large", etag=change.etag)
         try:
-            status_store().put(status)
-            _tell_sharer(change.key, change.etag, messages.index_done(status))
+            if started and status_store().put_if_unchanged(status, started[-1]):
+                _tell_sharer(change.key, change.etag, messages.index_done(status))
         except Exception:
             logger.exception("out-of-time status not recorded", extra={"key": change.key})
 

@@ -81,6 +81,24 @@ class DynamoStatusStore:
         item["pages_without_text"] = list(status.pages_without_text)
         self._table.put_item(Item=item)
 
+    def put_if_unchanged(self, status: DocumentStatus, since: DocumentStatus) -> bool:
+        """Write ``status`` only if the key's status is still ``since`` (same status, message, ETag and time): a
+        status written meanwhile (the outcome) is never overwritten. ``False`` when it was not written."""
+        item = {k: v for k, v in asdict(status).items() if v is not None}
+        item["pages_without_text"] = list(status.pages_without_text)
+        try:
+            self._table.put_item(
+                Item=item,
+                ConditionExpression="#s = :s AND message = :m AND etag = :e AND updated_at = :t",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues={":s": since.status, ":m": since.message, ":e": since.etag or "",
+                                           ":t": since.updated_at})
+        except ClientError as err:
+            if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
     def get(self, source_key: str) -> DocumentStatus | None:
         item = self._table.get_item(Key={"source_key": source_key}, ConsistentRead=True).get("Item")
         return None if item is None else _status(item)

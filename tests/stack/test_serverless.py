@@ -399,3 +399,50 @@ def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_n
     assert applied == [key]  # the redelivery did not try the same version again
     assert library.status(key).reason == "too_large"
     assert not [d for d in index(library).documents() if d.source_key == key]
+
+
+def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexing(library, tmp_path, monkeypatch):
+    """Out of memory, no handler runs: the status stayed 'indexing' for good. The last delivery now records first
+    what holds should it be stopped too."""
+    from lambdas.ingest import app as ingest_app
+    from lcabot.library import Library
+
+    key = "library/industry/heavy.pdf"
+    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 1.0)
+    poller = library.poller("IngestQueue", ingest_handler)
+    poller.timeout_s = 3.0  # the idempotency lease of a stopped run ends with it
+
+    def killed(self, change, max_pages=None):
+        raise _Stopped
+
+    monkeypatch.setattr(Library, "apply", killed)
+    library.put(key, hostile.plain(tmp_path, "heavy.pdf", "A heavy EPD: 9.9 kg CO2e per declared unit.").read_bytes())
+    for delivery in (1, 2, 3):
+        time.sleep(0 if delivery == 1 else 3.2)
+        with pytest.raises(_Stopped):
+            poller.poll_once()
+        expected = "failed" if delivery == 3 else "indexing"
+        assert library.status(key).status == expected, delivery
+    status = library.status(key)
+    assert (status.reason, status.message) == ("error", messages.ingest_stopped("heavy.pdf"))
+
+
+def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library, tmp_path, monkeypatch):
+    from lambdas.ingest import app as ingest_app
+    from lcabot.library import Library
+
+    key = "library/industry/just in time.pdf"
+    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
+    poller = library.poller("IngestQueue", ingest_handler)
+    poller.timeout_s = 3.0  # the watch fires 1 s in
+    real = Library.apply
+
+    def slow_after_the_outcome(self, change, max_pages=None):
+        status = real(self, change, max_pages)
+        time.sleep(1.5)  # the outcome is recorded; the idempotency record is not yet saved
+        return status
+
+    monkeypatch.setattr(Library, "apply", slow_after_the_outcome)
+    library.put(key, hostile.plain(tmp_path, "jit.pdf", "An EPD in time: 1.2 kg CO2e per declared unit.").read_bytes())
+    assert poller.drain(timeout_s=60) == (1, 0)
+    assert library.status(key).status == "indexed"
