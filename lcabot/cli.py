@@ -176,7 +176,7 @@ def print_answer(answer: Answer) -> None:
 
 
 def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    index = wiring.build_index(settings)
+    index = wiring.build_index(settings, create=False)
     docs = index.documents()
     if not docs:
         console.print(messages.abstain_empty_library())
@@ -197,7 +197,7 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
-    index = wiring.build_index(settings)
+    index = wiring.build_index(settings, create=False)
     matches = [d for d in index.documents() if args.doc in (d.doc_id, d.source, d.source_key)]
     if len(matches) != 1:
         problem = "no indexed document" if not matches else f"{len(matches)} documents"

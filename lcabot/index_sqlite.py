@@ -62,25 +62,25 @@ class SqliteIndex:
         path: the database file; its parent directory is created.
         dimension: embedding size, stored with the index on first write; ``None`` reads it from the index
             (so listing and removing documents never load the embedding model).
+        create: ``False`` for reading: a library never made reads as empty and no file is made.
+
+    Raises:
+        ConfigurationError: ``path``'s folder is a file, or the library cannot be opened or made there (a folder
+            this user cannot write).
+        LibraryBusyError: another process held the write lock while the library was being made.
     """
 
-    def __init__(self, path: Path, dimension: int | None = None) -> None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError) as err:
-            raise ConfigurationError(f"the data directory {path.parent} is a file, not a directory "
-                                     "(check LCABOT_HOME)") from err
+    def __init__(self, path: Path, dimension: int | None = None, create: bool = True) -> None:
         self._path = path
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        present = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not _TABLES <= present:  # a new (or older) file: the only time opening writes
-            try:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.executescript(_SCHEMA)
-            except sqlite3.OperationalError as err:
-                raise _busy(err) or IndexWriteError(f"{path}: the index cannot be created ({err})") from err
+        if path.parent.exists() and not path.parent.is_dir():
+            raise ConfigurationError(f"the data directory {path.parent} is a file, not a directory "
+                                     "(check LCABOT_HOME)")
+        if not create and not path.exists():  # a read of a library never made: empty, and nothing written
+            self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            self._conn.executescript(_SCHEMA)
+        else:
+            self._conn = self._open(path)
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
         stored = int(row[0]) if row else None
         if stored is not None and dimension is not None and stored != dimension:
@@ -91,6 +91,31 @@ class SqliteIndex:
         self._matrix = np.zeros((0, self._dimension), dtype=np.float32)
         self._matrix_ids: list[str] = []
         self._matrix_docs: list[str] = []
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as err:
+            raise ConfigurationError(f"the data directory {path.parent} is a file, not a directory "
+                                     "(check LCABOT_HOME)") from err
+        except PermissionError as err:
+            raise ConfigurationError(f"the data directory {path.parent} cannot be made (check LCABOT_HOME)") from err
+        try:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA foreign_keys=ON")
+            present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.OperationalError as err:
+            raise ConfigurationError(f"the library {path} cannot be opened ({err}); LCABOT_HOME must be a folder "
+                                     "this user can write (the index keeps its journal beside it)") from err
+        if not _TABLES <= present:  # a new (or older) file: the only time opening writes
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+            except sqlite3.OperationalError as err:
+                raise _busy(err) or ConfigurationError(f"the library {path} cannot be created ({err}); "
+                                                       "LCABOT_HOME must be a folder this user can write") from err
+        return conn
 
     def close(self) -> None:
         self._conn.close()

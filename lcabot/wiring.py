@@ -6,8 +6,9 @@ from __future__ import annotations
 from lcabot.config import Settings
 
 
-def build_index(settings: Settings, dimension: int | None = None):  # -> SearchIndex
-    """OpenSearch when ``settings.opensearch_url`` is set, else the SQLite file under ``settings.home``."""
+def build_index(settings: Settings, dimension: int | None = None, create: bool = True):  # -> SearchIndex
+    """OpenSearch when ``settings.opensearch_url`` is set, else the SQLite file under ``settings.home`` (with
+    ``create=False``, for reading: not made when it does not exist)."""
     if settings.opensearch_url:
         from lcabot.cloud.opensearch import OpenSearchIndex
 
@@ -15,7 +16,7 @@ def build_index(settings: Settings, dimension: int | None = None):  # -> SearchI
                                service=settings.opensearch_service, region=settings.aws_region)
     from lcabot.index_sqlite import SqliteIndex
 
-    return SqliteIndex(settings.index_path, dimension)
+    return SqliteIndex(settings.index_path, dimension, create)
 
 
 def build_embedder(settings: Settings):  # -> SentenceTransformerEmbedder
@@ -56,7 +57,7 @@ def build_answerer(settings: Settings, index=None, embedder=None, artifacts=None
     from lcabot.retrieval import HybridRetriever
 
     embedder = embedder or build_embedder(settings)
-    index = index or build_index(settings)
+    index = index or build_index(settings, create=False)  # answering only reads
     extractive = ExtractiveGenerator(embedder)
     generator = extractive
     if settings.anthropic_api_key:

@@ -202,3 +202,25 @@ def test_a_killed_ingest_takes_its_parse_worker_with_it(tmp_path: Path) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_reading_a_library_never_made_writes_nothing_and_an_unwritable_home_is_one_line(
+        tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lcabot sources` on a fresh LCABOT_HOME made the folder and a 61 KB index; a home this user cannot write
+    ended in a raw 'unable to open database file' traceback."""
+    import sqlite3
+
+    assert cli.main(["sources"]) == 0
+    assert "library is empty" in capsys.readouterr().out.lower()
+    assert cli.main(["remove", "study.pdf"]) == 1
+    assert not home.exists()
+
+    def unwritable(*args, **kwargs):  # what SQLite says in a folder this user cannot write (root can write any)
+        raise sqlite3.OperationalError("unable to open database file")
+
+    home.mkdir()
+    (home / "index.sqlite3").write_bytes(b"")
+    monkeypatch.setattr(sqlite3, "connect", unwritable)
+    assert cli.main(["sources"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be opened (unable to open database file)" in err and "Traceback" not in err
