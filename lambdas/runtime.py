@@ -24,6 +24,7 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 
+from lcabot import messages
 from lcabot.config import Settings
 from lcabot.errors import ConfigurationError
 from lcabot.jobs import ConversationRef, MalformedJobError, parse_job
@@ -139,7 +140,8 @@ class JobWorker:
 
             @idempotent_function(data_keyword_argument="payload", persistence_store=persistence, config=config)
             def once(payload: dict) -> dict:
-                return self.run(self.parse(payload["body"]))
+                job = self.parse(payload["body"])
+                return {**self.run(job), "placeholder": job.conversation.status_message}
 
             self._once = once
         payload = {"idempotency_key": f"{type(job).__name__}|{job.dedupe_key}", "body": record.body}
@@ -150,4 +152,9 @@ class JobWorker:
                 platform_client(job.conversation).post_notice(job.conversation, self.failed_text(job))
             self.logger.exception("job failed", extra={"dedupe_key": job.dedupe_key})
             raise
+        placeholder = job.conversation.status_message
+        if placeholder and outcome.get("placeholder") not in (None, placeholder):
+            # a second job for a message already answered (its chat handler stopped after queueing, before it could
+            # record that): its own placeholder says so rather than "Searching…" for good
+            platform_client(job.conversation).post_notice(job.conversation, messages.answered_already())
         self.logger.info("job done", extra={"dedupe_key": job.dedupe_key, **outcome})

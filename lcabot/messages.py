@@ -248,6 +248,10 @@ def index_waiting(name: str) -> str:
     return f"{name} is in the library bucket; indexing it now. I will say here when it is searchable."
 
 
+def answered_already() -> str:
+    return "This message reached me twice; it is answered in this thread."
+
+
 def library_busy() -> str:
     return "the library is being updated by another ingest; try again in a moment"
 

@@ -189,6 +189,31 @@ def test_an_invocation_stopped_between_claim_and_job_leaves_only_a_lease_that_a_
     assert "1 kg of green coffee" in answer
 
 
+def test_an_invocation_stopped_after_queueing_its_job_leaves_no_placeholder_searching(slack, monkeypatch):
+    """Stopped between the job and the settle, the claim's lease runs out and Slack's retry queues a second job
+    with a second placeholder; the answer worker runs the message once, and the second placeholder stayed at
+    "Searching the LCA library…" for good. It now says the message is answered in the thread."""
+    monkeypatch.setattr(bot_state, "LEASE_S", 1)
+    ts = new_ts()
+    seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
+    event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
+
+    def stopped(claim):
+        raise _Stopped
+
+    with monkeypatch.context() as timing_out:
+        timing_out.setattr(bot_state.conversation_state(), "settle", stopped)
+        with pytest.raises(_Stopped):
+            post(event)
+    time.sleep(2.1)
+    assert post(event)["statusCode"] == 200  # Slack's retry: the lease ran out, nothing settled
+    assert slack.answer() == (2, 0)
+    thread = replies(slack.slack, CHANNEL, ts)
+    assert len(thread) == 2
+    assert sum("1 kg of green coffee" in block_text(m) for m in thread) == 1
+    assert [m["text"] for m in thread if "1 kg of green coffee" not in block_text(m)] == [messages.answered_already()]
+
+
 def test_the_acknowledgement_makes_at_most_two_dynamodb_calls(slack, dynamodb):
     root, follow, stranger = new_ts(), new_ts(), new_ts()
     seed_root(slack.slack, root, f"<@U0BOT> {COFFEE_QUESTION}")
