@@ -154,6 +154,8 @@ class Library:
         if not in_library(change.key):
             return None
         status = self._created(change, max_pages) if change.action == "created" else self._removed(change)
+        if status.reason == "superseded" and self.status.get(change.key) is not None:
+            return status  # a late event of an older version: the newer version's status stands
         self.status.put(status)
         return status
 
@@ -181,6 +183,13 @@ class Library:
             raise IndexWriteError(result.message)
         if result.record is not None:
             self._write_fragment(result.record, result.chunks)
+            # the object may have changed while it was read and indexed (a run takes minutes, and SQS keeps no
+            # order): the library follows what the bucket holds now, whichever event's run finishes last
+            now = self.documents.head(key)
+            if now is None:
+                return self._removed(ObjectChange("removed", change.bucket, key))
+            if now.etag != info.etag:
+                return self._created(ObjectChange("created", change.bucket, key, now.etag), max_pages)
         elif result.status == "unchanged":
             self._repair_fragment(key, data)
         title = result.record.title if result.record else None

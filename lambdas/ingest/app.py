@@ -90,6 +90,9 @@ def _idempotent_apply():
             earlier = status_store().get(fields["key"])
             if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
                 return _outcome(earlier)  # the same version ran out of time before: it would again
+            current = documents().head(fields["key"])
+            if current is None or current.etag != fields["etag"]:  # a late event: the library says it is skipped,
+                return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))  # status kept
             source = posixpath.basename(fields["key"])
             # on the last delivery, what is recorded first is what holds should this run, too, be stopped without a
             # word (out of memory: no handler runs); the outcome replaces it

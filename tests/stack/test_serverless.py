@@ -446,3 +446,91 @@ def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library
     library.put(key, hostile.plain(tmp_path, "jit.pdf", "An EPD in time: 1.2 kg CO2e per declared unit.").read_bytes())
     assert poller.drain(timeout_s=60) == (1, 0)
     assert library.status(key).status == "indexed"
+
+
+# ---------------------------------------------------------------- the library follows the bucket, whatever the order
+
+
+def _take_record(stack):
+    """The next ingest message, taken off the queue as the Lambda's SQS record."""
+    poller = stack.poller("IngestQueue", ingest_handler)
+    for _ in range(20):
+        got = stack.sqs.receive_message(QueueUrl=poller.queue_url, MaxNumberOfMessages=1, WaitTimeSeconds=1,
+                                        VisibilityTimeout=60, MessageSystemAttributeNames=["All"]).get("Messages", [])
+        if got:
+            stack.sqs.delete_message(QueueUrl=poller.queue_url, ReceiptHandle=got[0]["ReceiptHandle"])
+            return poller._record(got[0])
+    raise AssertionError("no ingest message")
+
+
+def _invoke(record) -> dict:
+    from lcabot.devloop import LambdaContext
+
+    return ingest_handler({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
+
+
+def _held_first_read(monkeypatch, key):
+    """The first read of ``key`` waits until released: a run that has the bytes and has not yet indexed them."""
+    import threading
+
+    from lcabot.cloud.aws import S3ObjectStore
+
+    reached, release = threading.Event(), threading.Event()
+    real, first = S3ObjectStore.get, [True]
+
+    def get(self, k):
+        data = real(self, k)
+        if k == key and first:
+            first.clear()
+            reached.set()
+            release.wait(60)
+        return data
+
+    monkeypatch.setattr(S3ObjectStore, "get", get)
+    return reached, release
+
+
+@pytest.mark.parametrize("meanwhile", ["a new version is indexed", "the object is deleted"])
+def test_a_run_outlived_by_a_change_to_its_object_leaves_the_library_as_the_bucket_is(
+        library, tmp_path, monkeypatch, meanwhile):
+    """A run that read version 1, finishing after version 2 was indexed, put version 1 back (status 'replaced');
+    after a deletion it left the deleted document searchable."""
+    import threading
+
+    key = f"library/academic/race {meanwhile}.pdf"
+    library.put(key, hostile.plain(tmp_path, "r1.pdf", "Race, first edition: 1.11 kg CO2e per crate.").read_bytes())
+    first = _take_record(library)
+    reached, release = _held_first_read(monkeypatch, key)
+    run = threading.Thread(target=_invoke, args=(first,))
+    run.start()
+    assert reached.wait(60)
+    if meanwhile == "a new version is indexed":
+        library.put(key, hostile.plain(tmp_path, "r2.pdf", "Race, second edition: 2.22 kg CO2e per crate.")
+                    .read_bytes())
+    else:
+        library.s3.delete_object(Bucket=library.library_bucket, Key=key)
+    _invoke(_take_record(library))
+    release.set()
+    run.join(120)
+    indexed = [d for d in index(library).documents() if d.source_key == key]
+    status = library.status(key)
+    if meanwhile == "a new version is indexed":
+        (doc,) = indexed
+        text = " ".join(c.text for c in index(library).chunks([c for c, _ in index(library).bm25("race crate", 10)])
+                        if c.doc_id == doc.doc_id)
+        assert "second edition" in text and "first edition" not in text
+        head = library.s3.head_object(Bucket=library.library_bucket, Key=key)["ETag"].strip('"')
+        assert status.etag == head and status.status in ("indexed", "replaced", "unchanged")
+    else:
+        assert indexed == [] and status.status == "removed"
+
+
+def test_a_late_event_of_an_older_version_does_not_overwrite_the_newer_ones_status(library, tmp_path):
+    key = "library/academic/two versions.pdf"
+    library.put(key, hostile.plain(tmp_path, "v1.pdf", "Version one: 1.11 kg CO2e per crate.").read_bytes())
+    older = _take_record(library)
+    etag = library.put(key, hostile.plain(tmp_path, "v2.pdf", "Version two: 2.22 kg CO2e per crate.").read_bytes())
+    _invoke(_take_record(library))  # SQS keeps no order: the newer event first
+    _invoke(older)
+    status = library.status(key)
+    assert (status.status, status.etag) == ("indexed", etag)
