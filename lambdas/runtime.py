@@ -52,7 +52,7 @@ def settings() -> Settings:
     base = Settings.from_env()
     arn = os.environ.get("LCABOT_ANTHROPIC_SECRET_ARN")
     if arn and not base.anthropic_api_key:
-        from lcabot.cloud.aws import secret_field
+        from lcabot.adapters.aws import secret_field
 
         base = dataclasses.replace(base, anthropic_api_key=secret_field(arn, "api_key", required=False))
     return base
@@ -88,7 +88,7 @@ def platform_client(conversation: ConversationRef) -> PlatformClient:
         from bot_handlers.teams.client import teams_client
 
         return teams_client()
-    from lcabot.outbox import LocalOutbox
+    from lcabot.adapters.outbox import LocalOutbox
 
     return LocalOutbox(settings().home / "outbox")
 

@@ -62,7 +62,7 @@ def slack_credentials() -> SlackCredentials:
     if not arn:
         raise ConfigurationError("set LCABOT_SLACK_BOT_TOKEN and LCABOT_SLACK_SIGNING_SECRET, or "
                                  "LCABOT_SLACK_SECRET_ARN")
-    from lcabot.cloud.aws import secret_field
+    from lcabot.adapters.aws import secret_field
 
     return SlackCredentials(secret_field(arn, "bot_token"), secret_field(arn, "signing_secret"))
 

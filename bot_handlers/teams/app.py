@@ -270,7 +270,7 @@ class TeamsBot(TeamsActivityHandler):
 
     def _reports(self) -> ObjectStore:
         if self.reports is None:
-            from lcabot.cloud.aws import S3ObjectStore
+            from lcabot.adapters.aws import S3ObjectStore
 
             self.reports = S3ObjectStore(self.reports_bucket)
         return self.reports

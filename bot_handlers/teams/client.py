@@ -83,7 +83,7 @@ def teams_credentials() -> TeamsCredentials:
     arn = os.environ.get("LCABOT_TEAMS_SECRET_ARN")
     if not arn:
         raise ConfigurationError("set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, or LCABOT_TEAMS_SECRET_ARN")
-    from lcabot.cloud.aws import secret_field
+    from lcabot.adapters.aws import secret_field
 
     return TeamsCredentials(str(secret_field(arn, "app_id")), str(secret_field(arn, "app_password")),
                             secret_field(arn, "app_tenant_id", required=False) or None)
@@ -242,7 +242,7 @@ class TeamsClient:
         return self._s3
 
     def _store(self, bucket: str, path: Path) -> str:
-        from lcabot.cloud.aws import S3ObjectStore
+        from lcabot.adapters.aws import S3ObjectStore
 
         key = f"{REPORTS_PREFIX}{uuid.uuid4().hex}/{path.name}"
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"

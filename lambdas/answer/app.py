@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import runtime
 from lcabot import messages, wiring
-from lcabot.answering import Answerer
+from lcabot.answer.answerer import Answerer
 from lcabot.errors import QuestionError
 from lcabot.jobs import AnswerJob
 
@@ -25,7 +25,7 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 @cache
 def answerer() -> Answerer:
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     settings = runtime.settings()
     embedder = wiring.build_embedder(settings)

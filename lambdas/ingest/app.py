@@ -1,4 +1,4 @@
-"""AWS Lambda: S3 notifications for ``library/*.pdf`` (through SQS) → :class:`lcabot.library.Library`.
+"""AWS Lambda: S3 notifications for ``library/*.pdf`` (through SQS) → :class:`lcabot.ingest.library.Library`.
 
 Each SQS record holds one S3 event notification. Records are processed one by one with powertools batch
 processing; a record that fails is reported in ``batchItemFailures`` (SQS redelivers it, then moves it to the
@@ -32,8 +32,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import runtime
 from lcabot import messages, wiring
 from lcabot.errors import IndexWriteError
+from lcabot.ingest.library import Library, ObjectChange, in_library, parse_s3_notification
 from lcabot.jobs import CONVERSATION_METADATA, MalformedJobError, parse_conversation
-from lcabot.library import Library, ObjectChange, in_library, parse_s3_notification
 from lcabot.models import DocumentStatus
 
 logger = Logger(service="lcabot-ingest")
@@ -49,7 +49,7 @@ PAGES_PER_S = 0.5
 @cache
 def status_store():
     """The document status table, apart from :func:`library` (whose loading may be what failed)."""
-    from lcabot.cloud.aws import DynamoStatusStore
+    from lcabot.adapters.aws import DynamoStatusStore
 
     return DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE"))
 
@@ -57,14 +57,14 @@ def status_store():
 @cache
 def documents():
     """The library bucket, apart from :func:`library` (to tell a sharer what happened when loading that failed)."""
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     return S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET"))
 
 
 @cache
 def library() -> Library:
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     settings = runtime.settings()
     embedder = wiring.build_embedder(settings)

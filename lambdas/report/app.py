@@ -45,7 +45,7 @@ def fetch(job: ReportJob | IndexJob) -> bytes:
         lcabot.errors.ObjectNotFoundError: the S3 object does not exist.
         lcabot.errors.DocumentError: the platform sent something other than a PDF.
     """
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     if job.file.url:
         return runtime.platform_client(job.conversation).download(job.file, runtime.settings().max_pdf_mb * 1048576)
@@ -72,7 +72,7 @@ def run(job: ReportJob | IndexJob) -> dict:
 
 def index(job: IndexJob) -> dict:
     """Copy the shared PDF into the library bucket; the ingest Lambda takes it from there (and replies)."""
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     client = runtime.platform_client(job.conversation)
     try:

@@ -12,12 +12,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from lcabot.answer.generators.claude import MessagesClient, evidence_line
 from lcabot.errors import GenerationError
-from lcabot.generation.claude import MessagesClient, evidence_line
 from lcabot.graph.extract import Extraction, OfflineExtractor, Triple, Unit, units
 from lcabot.graph.ontology import Ontology, name_key
+from lcabot.ingest.normalize import match_key
 from lcabot.models import Chunk
-from lcabot.normalize import match_key
 
 MAX_NAME_CHARS = 80
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)

@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from lcabot import messages
+from lcabot.answer.generators.claude import MessagesClient, evidence_line
 from lcabot.errors import GenerationError, IncompleteGenerationError
-from lcabot.generation.claude import MessagesClient, evidence_line
-from lcabot.normalize import match_key
+from lcabot.ingest.normalize import match_key
 from lcabot.report.extractive import ExtractiveFiller
 from lcabot.report.model import FieldResult, Quote
 from lcabot.report.study import Study
@@ -37,7 +37,7 @@ class ClaudeFiller:
     """Fills the template in one Claude call; falls back to ``fallback`` (the extractive filler) on failure.
 
     Args:
-        api_key / model / timeout_s: as for :class:`lcabot.generation.claude.ClaudeGenerator`; the timeout bounds
+        api_key / model / timeout_s: as for :class:`lcabot.answer.generators.claude.ClaudeGenerator`; the timeout bounds
             the whole call, retries of 408/409/429/5xx/529 and connection errors included.
         fallback: the extractive filler of the same study.
         base_url: API base URL; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its default.

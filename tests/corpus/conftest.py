@@ -8,7 +8,7 @@ import pytest
 
 from lcabot import wiring
 from lcabot.config import Settings
-from lcabot.ingest import discover_pdfs, ingest_path
+from lcabot.ingest.pipeline import discover_pdfs, ingest_path
 from tests.conftest import CORPUS
 
 PERSPECTIVE_DIRS = {"academic": "academic", "industry": "industry", "public": "public", "eu_funding": "eu_funding"}

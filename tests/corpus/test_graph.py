@@ -8,13 +8,13 @@ import time
 import pytest
 
 from lcabot import messages, wiring
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.config import Settings
 from lcabot.graph import ontology
 from lcabot.graph.build import MERGED_KEY, load, loads, mergeable, rebuild, resolve, write_fragment
 from lcabot.graph.extract import OfflineExtractor
 from lcabot.graph.fragments import fragment_key
 from lcabot.graph.ontology import normalise
-from lcabot.objects import LocalObjectStore
 
 PEFCR = "ec-pefcr-guidance-v6.3.pdf"
 COFFEE = "nab-maslin-2020-coffee-carbon-footprint.pdf"
@@ -154,7 +154,7 @@ def test_concurrent_ingests_lose_no_fragment(ingested, tmp_path, sources):
 def test_an_interrupted_graph_build_resumes(ingested, tmp_path, embedder, monkeypatch):
     """``lcabot graph build`` stopped after one document picks up at the next; the result equals an
     uninterrupted build."""
-    from lcabot import graphcli
+    from lcabot.cli import graph as graphcli
     from lcabot.graph import build
 
     names = [COFFEE, MORETTI]

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from lcabot.chunking import chunk_document
-from lcabot.normalize import match_key
-from lcabot.pdf import parse_pdf
+from lcabot.ingest.chunking import chunk_document
+from lcabot.ingest.normalize import match_key
+from lcabot.ingest.pdf import parse_pdf
 from tests.conftest import CORPUS
 
 COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
@@ -111,7 +111,7 @@ def test_tight_leading_keeps_a_sentence_with_its_number_moretti_p7():
     paragraph, and the sentence about the hydrogen dataset ended before its value."""
     parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
     chunks = chunk_document(parsed, "moretti", MORETTI.name)
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     units = [u.text for c in chunks for u in quotable_units(c) if c.page_start <= 7 <= c.page_end]
     assert ("According to the selected dataset (PlasticsEurope, 2005), the production of 1 kg of hydrogen "
@@ -138,7 +138,7 @@ def test_ligatures_are_written_out_in_display_text_burchart():
 
 
 def test_table_7_row_reads_with_its_headers_and_unit_burchart_p12():
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
     chunks = chunk_document(parse_pdf(burchart.read_bytes(), burchart.name), "b", burchart.name)
@@ -246,7 +246,7 @@ def test_an_unnumbered_references_heading_ends_the_last_section_coffee_p17(coffe
 
 def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33():
     """"7.2.1 Time period" is set in the body's size and weight, so the parser reads it into the sentence after it."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     pathfinder = CORPUS / "perspectives" / "industry" / "wbcsd-pathfinder-framework-v1.pdf"
     chunks = chunk_document(parse_pdf(pathfinder.read_bytes(), pathfinder.name), "p", pathfinder.name)
@@ -292,7 +292,7 @@ def test_a_table_without_caption_reads_row_by_row_hydrogen_bank_p2():
                                          "EUR 45,228,375"]
     assert _row(table, "MP2X")[3:] == ["0.48", "511", "500", "3494", "EUR 245,178,772"]
     assert "694,521,237" not in table and "Col1" not in table
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     readings = [u.reading for c in chunk_document(parsed, "ehb", path.name) if c.kind == "table"
                 for u in quotable_units(c)]
@@ -413,7 +413,7 @@ def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
     whose label is bold; it was read after that line, the item cut in two and left without its lead-in. The Hydrogen
     Bank pilot news, p. 1: "• Finland (eNRG Lahti);" and "• and Norway (Skiga)." are too short for a sentence, but
     are two of the four countries, and "The Innovation Fund will support these projects …" after them no item."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     ilcd = CORPUS / "structured" / "jrc-ilcd-data-network-compliance-v1.1.pdf"
     parsed = parse_pdf(ilcd.read_bytes(), ilcd.name)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lcabot import messages, reportcli
+from lcabot import messages
+from lcabot.cli import report as reportcli
 from lcabot.config import Settings
-from lcabot.normalize import match_key
-from lcabot.pdf import parse_pdf
+from lcabot.ingest.normalize import match_key
+from lcabot.ingest.pdf import parse_pdf
 from lcabot.report import NOT_PROVIDED, ReportFiles, write_report
 from lcabot.report.render_md import evidence
 from lcabot.report.units import number_lists
@@ -267,8 +268,8 @@ def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, monkeypa
 def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder, monkeypatch):
     from lambdas import runtime
     from lambdas.report import app
+    from lcabot.adapters.outbox import LocalOutbox
     from lcabot.jobs import ConversationRef, FileRef, ReportJob
-    from lcabot.outbox import LocalOutbox
     from tests.fixtures import hostile
 
     home = tmp_path / "home"

@@ -1,5 +1,5 @@
 """The serverless stack on this machine: moto server with the resources of ``template.yaml``, the OpenSearch REST
-stub, and the real Lambda handlers fed by :class:`lcabot.devloop.QueuePoller` exactly as in ``lcabot dev``."""
+stub, and the real Lambda handlers fed by :class:`lcabot.dev.loop.QueuePoller` exactly as in ``lcabot dev``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from lambdas import runtime
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
-from lcabot import devloop, devstack
+from lcabot.dev import loop as devloop
+from lcabot.dev import stack as devstack
 from tests.conftest import CORPUS, ROOT
 from tests.stubs.opensearch_server import OpenSearchStub
 
@@ -87,7 +88,7 @@ class Stack:
         return self.s3.put_object(Bucket=self.library_bucket, Key=key, Body=body)["ETag"].strip('"')
 
     def status(self, key: str):
-        from lcabot.cloud.aws import DynamoStatusStore
+        from lcabot.adapters.aws import DynamoStatusStore
 
         return DynamoStatusStore(self.env["LCABOT_STATUS_TABLE"]).get(key)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lcabot import messages
+from lcabot.adapters.outbox import LocalOutbox
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
-from lcabot.outbox import LocalOutbox
 from tests.conftest import CORPUS
 from tests.stack.conftest import reset_handlers
 

@@ -13,9 +13,9 @@ import pytest
 
 from lambdas.ingest.app import handler as ingest_handler
 from lcabot import graph, messages
+from lcabot.adapters.outbox import LocalOutbox
 from lcabot.graph import build
 from lcabot.jobs import AnswerJob, ConversationRef
-from lcabot.outbox import LocalOutbox
 from tests.conftest import CORPUS
 from tests.fixtures import hostile
 from tests.stack.conftest import reset_handlers
@@ -372,7 +372,7 @@ def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(libr
 def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_not_tried_again(
         library, tmp_path, monkeypatch):
     from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/slow.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
@@ -405,7 +405,7 @@ def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexi
     """Out of memory, no handler runs: the status stayed 'indexing' for good. The last delivery now records first
     what holds should it be stopped too."""
     from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/heavy.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 1.0)
@@ -429,7 +429,7 @@ def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexi
 
 def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library, tmp_path, monkeypatch):
     from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/just in time.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
@@ -464,7 +464,7 @@ def _take_record(stack):
 
 
 def _invoke(record) -> dict:
-    from lcabot.devloop import LambdaContext
+    from lcabot.dev.loop import LambdaContext
 
     return ingest_handler({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
 
@@ -473,7 +473,7 @@ def _held_first_read(monkeypatch, key):
     """The first read of ``key`` waits until released: a run that has the bytes and has not yet indexed them."""
     import threading
 
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     reached, release = threading.Event(), threading.Event()
     real, first = S3ObjectStore.get, [True]

@@ -15,7 +15,7 @@ from bot_handlers import state as bot_state
 from bot_handlers.slack import app as slack_app
 from bot_handlers.slack import client as slack_client
 from lcabot import messages
-from lcabot.devloop import LambdaContext
+from lcabot.dev.loop import LambdaContext
 from tests import slack_events as ev
 from tests.fixtures import hostile
 from tests.stack.conftest import CHANNEL_LIMIT, CHIC, COFFEE, COFFEE_KEY, USER_LIMIT

@@ -21,7 +21,7 @@ from bot_handlers import state as bot_state
 from bot_handlers.teams import app as teams_app
 from bot_handlers.teams import client as teams_client
 from lcabot import messages
-from lcabot.devloop import LambdaContext
+from lcabot.dev.loop import LambdaContext
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
 from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2

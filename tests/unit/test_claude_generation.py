@@ -14,15 +14,15 @@ import pymupdf
 import pytest
 
 from lcabot import messages
-from lcabot.answering import Answerer
+from lcabot.adapters.sqlite_index import SqliteIndex
+from lcabot.answer.answerer import Answerer
+from lcabot.answer.generators.claude import SYSTEM_PROMPT, ClaudeGenerator, fit_prompt, prompt_tokens
+from lcabot.answer.generators.extractive import ExtractiveGenerator
+from lcabot.answer.ledger import build_ledger
 from lcabot.config import DEFAULT_PROMPT_TOKENS, Settings
-from lcabot.generation.claude import SYSTEM_PROMPT, ClaudeGenerator, fit_prompt, prompt_tokens
-from lcabot.generation.extractive import ExtractiveGenerator
-from lcabot.index_sqlite import SqliteIndex
-from lcabot.ingest import ingest_bytes
-from lcabot.ledger import build_ledger
+from lcabot.ingest.pipeline import ingest_bytes
 from lcabot.models import Turn
-from lcabot.retrieval import HybridRetriever, RetrievalQuery
+from lcabot.search.retrieval import HybridRetriever, RetrievalQuery
 from tests.fakes import HashEmbedder
 from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of, message
 
@@ -275,7 +275,7 @@ def test_a_prompt_over_the_budget_leaves_out_the_oldest_turns_then_the_lowest_ra
 
 
 def test_fit_prompt_always_sends_the_best_evidence_and_keeps_to_the_budget(library):
-    from lcabot.generation.claude import _messages
+    from lcabot.answer.generators.claude import _messages
 
     ledger = build_ledger([], {})  # no hits: nothing to send
     assert fit_prompt(QUESTION, ledger, (), 10) == ([], [])
@@ -305,7 +305,7 @@ def test_a_prompt_the_api_finds_too_long_is_sent_once_more_with_half_the_evidenc
 def test_the_extractive_fallback_reads_only_the_best_ranked_evidence(stub, tmp_path):
     """Over hundreds of passages the fallback would run past the answer's deadline, which the failed Claude call
     has used up already; it reads the first :data:`MAX_FALLBACK_EVIDENCE` units of the ledger (rank order)."""
-    from lcabot.answering import MAX_FALLBACK_EVIDENCE
+    from lcabot.answer.answerer import MAX_FALLBACK_EVIDENCE
 
     pages = tuple((f"Transport leg {p}", *(f"Leg {p}.{i} by air freight contributes {p}.{i:02d} kg CO2e per kg of "
                                           f"green coffee shipped." for i in range(24))) for p in range(16))

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from lcabot import graph
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.errors import ObjectNotFoundError
 from lcabot.graph import ontology
 from lcabot.graph.extract import OfflineExtractor
+from lcabot.ingest.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, MalformedJobError, ReportJob, parse_job
-from lcabot.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.models import Chunk, DocumentRecord, PageSpan, Turn
-from lcabot.objects import LocalObjectStore
 
 
 def s3_event(name: str, key: str, etag: str | None = "abc123", sequencer: str = "0065A1B2C3") -> str:
@@ -111,7 +111,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
     import os
     import time
 
-    from lcabot import objects
+    from lcabot.adapters import local_objects
 
     store = LocalObjectStore(tmp_path / "bucket")
     store.put("graph/merged.json", b"{}")
@@ -120,7 +120,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(objects.os, "replace", interrupted)
+        m.setattr(local_objects.os, "replace", interrupted)
         with pytest.raises(KeyboardInterrupt):
             store.put("graph/merged.json", b'{"nodes": []}')
     folder = tmp_path / "bucket" / "graph"
@@ -128,7 +128,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
     stale, fresh = folder / ".tmp-killed", folder / ".tmp-writing"
     stale.write_bytes(b"{")
     fresh.write_bytes(b"{")
-    old = time.time() - objects.STALE_TMP_S - 60
+    old = time.time() - local_objects.STALE_TMP_S - 60
     os.utime(stale, (old, old))
     LocalObjectStore(tmp_path / "bucket")
     assert sorted(p.name for p in folder.iterdir()) == [".tmp-writing", "merged.json"]
@@ -152,7 +152,7 @@ def test_graph_fragment_links_sections_to_their_parents_with_pages():
 
 
 def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
-    from lcabot.outbox import LocalOutbox
+    from lcabot.adapters.outbox import LocalOutbox
 
     report = tmp_path / "report.md"
     report.write_text("# CFP")
@@ -167,8 +167,8 @@ def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
 def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error_saying_the_library_is_busy(tmp_path):
     import sqlite3
 
+    from lcabot.adapters.sqlite_index import SqliteIndex
     from lcabot.errors import IndexWriteError, LibraryBusyError
-    from lcabot.index_sqlite import SqliteIndex
     from tests.contract.search_index_contract import COFFEE
 
     index = SqliteIndex(tmp_path / "i.sqlite3", 384)

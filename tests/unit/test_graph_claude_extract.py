@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from lcabot.generation.claude import MessagesClient
+from lcabot.answer.generators.claude import MessagesClient
 from lcabot.graph import ontology as onto
 from lcabot.graph.claude_extract import ClaudeExtractor
 from lcabot.graph.extract import OfflineExtractor, Triple
+from lcabot.ingest.normalize import for_search
 from lcabot.models import Chunk, PageSpan
-from lcabot.normalize import for_search
 from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of, message
 
 EF = "The EF method covers climate change and acidification."

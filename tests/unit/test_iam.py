@@ -42,15 +42,15 @@ from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
 from lcabot import wiring
-from lcabot.cloud.aws import S3ObjectStore
-from lcabot.cloud.opensearch import OpenSearchIndex
+from lcabot.adapters.aws import S3ObjectStore
+from lcabot.adapters.opensearch import OpenSearchIndex
 from lcabot.config import Settings
-from lcabot.devloop import LambdaContext
-from lcabot.devstack import StackResources, create_stack, load_template, references
+from lcabot.dev.loop import LambdaContext
+from lcabot.dev.stack import StackResources, create_stack, load_template, references
 from lcabot.graph.build import MERGED_KEY
 from lcabot.graph.fragments import FRAGMENT_PREFIX
+from lcabot.ingest.library import LIBRARY_PREFIX, Library
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
-from lcabot.library import LIBRARY_PREFIX, Library
 from tests.fakes import HashEmbedder
 from tests.fixtures import hostile
 from tests.stubs.opensearch_server import OpenSearchStub

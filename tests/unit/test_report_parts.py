@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lcabot import reportcli
+from lcabot.cli import report as reportcli
 from lcabot.config import Settings
 from lcabot.errors import EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.report import write_report

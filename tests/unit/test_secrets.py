@@ -9,7 +9,7 @@ import pytest
 from moto import mock_aws
 
 from lambdas import runtime
-from lcabot.cloud.aws import secret_field
+from lcabot.adapters.aws import secret_field
 from lcabot.errors import ConfigurationError
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from lcabot.ingest.normalize import BULLET_GLYPHS, for_search
 from lcabot.models import Chunk, Hit
-from lcabot.normalize import BULLET_GLYPHS, for_search
 from lcabot.ports import Embedder, SearchIndex
-from lcabot.support import is_reference_list, split_compounds, term_present
+from lcabot.search.abstention import is_reference_list, split_compounds, term_present
 
 RRF_K = 60  # Cormack, Clarke & Büttcher (2009), "Reciprocal rank fusion outperforms Condorcet …"
 CANDIDATES = 30  # per retriever; re-tuned after the issue-13 parser fixes: 20 / 30 / 40 give dev recall@5 0.83 /

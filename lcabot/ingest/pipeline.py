@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcabot import messages
-from lcabot.chunking import chunk_document, embedding_text
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import DocumentError, IndexWriteError, NotAPdfError, TooLargeError
+from lcabot.ingest.chunking import chunk_document, embedding_text
+from lcabot.ingest.pdf import ParsedDocument, parse_pdf
 from lcabot.models import Chunk, DocumentRecord
-from lcabot.pdf import ParsedDocument, parse_pdf
 from lcabot.ports import Embedder, SearchIndex
 
 LOOKAHEAD = 2  # documents parsed ahead of the one being embedded

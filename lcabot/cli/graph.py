@@ -43,9 +43,9 @@ def sync_fragments(settings: Settings, index, embedder, progress=print) -> dict:
     Returns:
         ``{"extracted", "removed", "skipped_missing_file", "seconds", "rounds"}``.
     """
-    from lcabot.chunking import chunk_document
-    from lcabot.ingest import parse_document
-    from lcabot.pdf import ParsedDocument
+    from lcabot.ingest.chunking import chunk_document
+    from lcabot.ingest.pdf import ParsedDocument
+    from lcabot.ingest.pipeline import parse_document
 
     started = time.perf_counter()
     store = wiring.build_artifacts(settings)

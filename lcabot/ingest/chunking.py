@@ -11,9 +11,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from lcabot.ingest.normalize import ENDS_SENTENCE, LIST_ITEM, PLACEHOLDER_CELL, for_search, split_sentences
+from lcabot.ingest.pdf import TABLE_CAPTION, Block, ParsedDocument
 from lcabot.models import Chunk, PageSpan
-from lcabot.normalize import ENDS_SENTENCE, LIST_ITEM, PLACEHOLDER_CELL, for_search, split_sentences
-from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
 
 TARGET_CHARS = 900
 MAX_TABLE_CHARS = 1800
@@ -77,7 +77,7 @@ def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chu
     """Split a parsed document into chunks.
 
     Args:
-        parsed: output of :func:`lcabot.pdf.parse_pdf`.
+        parsed: output of :func:`lcabot.ingest.pdf.parse_pdf`.
         doc_id: the document's content hash; chunk ids are derived from it, so the same bytes give the same ids.
         source: the file name; its words join the title and authors in every chunk's search text, so that
             "the Nab & Maslin study" finds passages that never repeat the authors' names.

@@ -528,8 +528,9 @@ class OpenSearchIndex:
 
     def contains_text(self, text: str) -> bool:
         """True when ``text`` occurs, case-sensitively, in some chunk's search text, not touching an ASCII letter
-        or digit on either side (as :meth:`lcabot.index_sqlite.SqliteIndex.contains_text`). A ``match_phrase`` on
-        ``search_text.exact`` finds the candidates; beyond one plain word, each candidate is checked exactly.
+        or digit on either side (as :meth:`lcabot.adapters.sqlite_index.SqliteIndex.contains_text`). A
+        ``match_phrase`` on ``search_text.exact`` finds the candidates; beyond one plain word, each candidate is
+        checked exactly.
         Texts without an ASCII letter or digit, or holding ``*?[]``, are never found."""
         if not text or any(c in text for c in "*?[]") or not _ASCII_WORD.search(text) or not self._open():
             return False

@@ -9,19 +9,37 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from lcabot import messages
+from lcabot.answer.gates import reports_other_work
+from lcabot.answer.generators.extractive import ExtractiveGenerator
+from lcabot.answer.ledger import build_ledger, evidence_id, ledger_hash
+from lcabot.answer.verify import Verified, verify
 from lcabot.config import RETRIEVAL_MODES
 from lcabot.errors import GenerationError, IncompleteGenerationError, QuestionError
-from lcabot.gates import reports_other_work
-from lcabot.generation.extractive import ExtractiveGenerator
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
+from lcabot.ingest.normalize import for_search, match_key, split_sentences
 from lcabot.jobs import MAX_QUESTION_CHARS
-from lcabot.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
-from lcabot.normalize import for_search, match_key, split_sentences
 from lcabot.ports import Generator, SearchIndex
-from lcabot.questions import (
+from lcabot.search.abstention import (
+    LEFT_OUT_WORD,
+    STATES_LEFT_OUT,
+    Support,
+    absent_from_passages,
+    boundaries,
+    document_names,
+    forms_of,
+    is_reference_list,
+    named_documents,
+    named_terms,
+    specific_terms,
+    split_compounds,
+    support,
+    term_present,
+    unaddressed_terms,
+)
+from lcabot.search.questions import (
     ASKS_FORMULA,
     ASKS_VERDICT,
     ASKS_WHY_REJECTED,
@@ -56,25 +74,7 @@ from lcabot.questions import (
     states_term,
     states_verdict,
 )
-from lcabot.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
-from lcabot.support import (
-    LEFT_OUT_WORD,
-    STATES_LEFT_OUT,
-    Support,
-    absent_from_passages,
-    boundaries,
-    document_names,
-    forms_of,
-    is_reference_list,
-    named_documents,
-    named_terms,
-    specific_terms,
-    split_compounds,
-    support,
-    term_present,
-    unaddressed_terms,
-)
-from lcabot.verify import Verified, verify
+from lcabot.search.retrieval import HybridRetriever, RetrievalQuery, content_terms, document_words
 
 logger = logging.getLogger(__name__)
 MAX_FACTS_SHOWN = 5
@@ -760,7 +760,7 @@ def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], spans: dict
 
 
 def _header(chunk: Chunk) -> str:
-    """What a chunk's search text holds before its text (:func:`lcabot.chunking.document_header`): its document's
+    """What a chunk's search text holds before its text (:func:`lcabot.ingest.chunking.document_header`): its document's
     title, authors and file-name words, and its section path."""
     text = for_search(chunk.text)
     return chunk.search_text[:-len(text)] if text and chunk.search_text.endswith(text) else ""

@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lcabot.gates import failed_gate, units_supported
+from lcabot.answer.gates import failed_gate, units_supported
+from lcabot.ingest.normalize import collapse, match_key
 from lcabot.models import Citation, Claim, Evidence, GraphFact
-from lcabot.normalize import collapse, match_key
 from lcabot.ports import SearchIndex
-from lcabot.questions import QuestionFrame
-from lcabot.support import term_present
+from lcabot.search.abstention import term_present
+from lcabot.search.questions import QuestionFrame
 
 _NUMBER = re.compile(r"(?<![\w.])[-−–]?\d+(?:[.,]\d+)*(?![\w])")
 _ASKS_WHERE = re.compile(r"\bwhere\b|\bwhich (?:section|chapter|annex|part)\b", re.I)
@@ -39,7 +39,7 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
            question: QuestionFrame | None = None) -> Verified:
     """Keep the claims whose evidence ids all exist, whose quote comes from the cited evidence and is on its page,
     whose numbers are in the cited evidence (with their units) and whose evidence passes the context gates for
-    ``question`` (:mod:`lcabot.gates`); number the citations in order of first use, one per (document, page,
+    ``question`` (:mod:`lcabot.answer.gates`); number the citations in order of first use, one per (document, page,
     section, running on to the next page), and render ``text`` with ``[n]`` markers. Citation markers written
     inside a claim's text are removed first. A claim citing any id outside the ledger is dropped, not trimmed to its
     valid ids.

@@ -23,15 +23,15 @@ from dataclasses import dataclass, replace
 from urllib.parse import unquote_plus
 
 from lcabot import graph, messages
-from lcabot.chunking import chunk_document
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import IndexWriteError, LcabotError, ObjectNotFoundError, TooLargeError
 from lcabot.graph import ontology
 from lcabot.graph.build import rebuild, write_fragment
 from lcabot.graph.extract import GraphExtractor, OfflineExtractor
-from lcabot.ingest import ingest_bytes, parse_document
+from lcabot.ingest.chunking import chunk_document
+from lcabot.ingest.pdf import ParsedDocument
+from lcabot.ingest.pipeline import ingest_bytes, parse_document
 from lcabot.models import Chunk, DocumentRecord, DocumentStatus
-from lcabot.pdf import ParsedDocument
 from lcabot.ports import Embedder, ObjectStore, SearchIndex, StatusStore
 
 LIBRARY_PREFIX = "library/"

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from lcabot.gates import OWN_STEP, reports_other_work
+from lcabot.answer.gates import OWN_STEP, reports_other_work
+from lcabot.ingest.normalize import BULLET_GLYPHS, CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.models import Chunk, DocumentRecord, Evidence, Hit
-from lcabot.normalize import BULLET_GLYPHS, CASE_BACK, LIST_ITEM, PLACEHOLDER_CELL, collapse, split_sentences
 from lcabot.report.units import OWN_STUDY
 
 _MIN_CHARS = 25

@@ -11,14 +11,23 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from lcabot import messages
-from lcabot.gates import failed_gate, scenario_share
+from lcabot.answer.gates import failed_gate, scenario_share
+from lcabot.answer.ledger import REFUTES, row_cells
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
-from lcabot.ledger import REFUTES, row_cells
+from lcabot.ingest.normalize import for_search
 from lcabot.models import Claim, Evidence, Turn
-from lcabot.normalize import for_search
 from lcabot.ports import Embedder
-from lcabot.questions import (
+from lcabot.report.units import OWN_STUDY
+from lcabot.search.abstention import (
+    LEFT_OUT_WORD,
+    document_names,
+    documents_naming,
+    specific_terms,
+    split_compounds,
+    term_present,
+)
+from lcabot.search.questions import (
     ASKS_FORMULA,
     ASKS_WHY_REJECTED,
     DEFINED_BY_VALUE,
@@ -52,22 +61,13 @@ from lcabot.questions import (
     states_verdict,
     without_section,
 )
-from lcabot.report.units import OWN_STUDY
-from lcabot.retrieval import (
+from lcabot.search.retrieval import (
     ASKING_DEFINITION,
     STOPWORDS,
     WORD,
     content_terms,
     document_words,
     heading_in_section,
-)
-from lcabot.support import (
-    LEFT_OUT_WORD,
-    document_names,
-    documents_naming,
-    specific_terms,
-    split_compounds,
-    term_present,
 )
 
 WEIGHTS = (0.5, 0.3, 0.2)  # cosine to the question, share of question terms, rank of the passage it comes from
@@ -165,7 +165,7 @@ class ExtractiveGenerator:
     (a table row written out with its column headers and units, or a verbatim sentence; a list item brings the other
     items of its list), then the best evidence for each further part, then the best of the rest, up to
     ``max_sentences`` and at most :data:`MAX_PER_PAGE` from one page. Evidence that fails a context gate
-    (:mod:`lcabot.gates`) is never picked.
+    (:mod:`lcabot.answer.gates`) is never picked.
 
     A sentence scores by cosine similarity to the question, by the share of the question's content terms it holds
     (IDF-weighted over the ledger; a term of an ontology concept counts under any of the concept's names, "LCI" for
@@ -861,7 +861,7 @@ def _rows_of(row: Evidence, order: list[int], candidates: Sequence[Evidence],
 
 
 def _column_values(reading: str) -> dict[str, float]:
-    """A table row's values by the name of their column, from its reading (:func:`lcabot.ledger.row_reading`):
+    """A table row's values by the name of their column, from its reading (:func:`lcabot.answer.ledger.row_reading`):
     ``{"Bid price (EUR/kg)": 0.37, …}`` for "eNRG Lahti Nordic Ren-Gas Oy Finland: Bid price (EUR/kg) 0.37; Bid volume
     (kt H2/10years) 122; …" (Hydrogen Bank pilot auction news, p. 2); a row of sub-tables side by side has none."""
     if " | " in reading or " · " in reading or ": " not in reading:

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lcabot.answering import Answerer, clean_question, resolve_followup
+from lcabot.answer.answerer import Answerer, clean_question, resolve_followup
+from lcabot.ingest.normalize import match_key
 from lcabot.models import Answer, Hit, Turn
-from lcabot.normalize import match_key
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
@@ -32,7 +32,7 @@ class RetrievalReport:
     lead: dict[str, bool] = field(default_factory=dict)  # question id → the lead statement states a key fact
     types: dict[str, str] = field(default_factory=dict)  # question id → its type (numeric, definition, …)
     quotes_shown: int = 0
-    quotes_failing_gate: int = 0  # shown quotes that fail a context gate (lcabot.gates) for their question
+    quotes_failing_gate: int = 0  # shown quotes that fail a context gate (lcabot.answer.gates) for their question
 
     @property
     def missed(self) -> list[str]:
@@ -106,9 +106,9 @@ def shown_gate_failures(answer: Answer, question: str) -> int:
     """How many of the answer's shown quotes fail a context gate for ``question`` (they should be none: the
     verifier drops such statements; this counts what got through). A quote shown as a list item is judged as
     one."""
-    from lcabot.gates import failed_gate
+    from lcabot.answer.gates import failed_gate
     from lcabot.models import Evidence
-    from lcabot.questions import frame
+    from lcabot.search.questions import frame
 
     asked = frame(question)
 

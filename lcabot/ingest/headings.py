@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from lcabot.normalize import match_key
+from lcabot.ingest.normalize import match_key
 
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,4})\.?(?:\s*\|\s*|\s+|(?=[A-Z]))(?P<title>[A-Z(\"'].*)?$", re.S)
 NUMBER_ONLY = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){1,4})\.?$")  # "7.18.10" on a line of its own

@@ -535,7 +535,7 @@ def _notification(logical_id: str, configuration: Mapping[str, Any]) -> dict[str
 def _reject_unknown(where: str, properties: Mapping[str, Any], known: set[str]) -> None:
     unknown = sorted(set(properties) - known)
     if unknown:
-        raise DevstackError(f"{where}: devstack does not translate {', '.join(unknown)}; extend lcabot/devstack.py")
+        raise DevstackError(f"{where}: devstack does not translate {', '.join(unknown)}; extend lcabot/dev/stack.py")
 
 
 def _flag(value: Any) -> bool:

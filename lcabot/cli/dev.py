@@ -78,7 +78,8 @@ def port_number(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from lcabot import devloop, devstack
+    from lcabot.dev import loop as devloop
+    from lcabot.dev import stack as devstack
 
     if not args.template.is_file():
         raise ConfigurationError(f"{args.template} not found: run `lcabot dev` from the repository root "
@@ -143,7 +144,7 @@ def _poll(poller, stop: threading.Event) -> None:
 
 
 def _connect(settings: Settings) -> dict[str, str]:
-    from lcabot import devloop
+    from lcabot.dev import loop as devloop
 
     state = devloop.read_state(settings.home)
     endpoint = urlsplit(state["endpoint_url"])
@@ -159,7 +160,7 @@ def _connect(settings: Settings) -> dict[str, str]:
 def cmd_put(args: argparse.Namespace, settings: Settings) -> int:
     import boto3
 
-    from lcabot.cloud.aws import DynamoStatusStore
+    from lcabot.adapters.aws import DynamoStatusStore
 
     for path in args.paths:
         if not path.is_file() or path.suffix.lower() != ".pdf":
@@ -193,8 +194,8 @@ def cmd_put(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     import boto3
 
+    from lcabot.adapters.outbox import LocalOutbox
     from lcabot.jobs import AnswerJob, ConversationRef
-    from lcabot.outbox import LocalOutbox
 
     env = _connect(settings)
     channel = f"cli-{uuid.uuid4()}"  # its own conversation: the reply (answer or notice) is the one on this channel
@@ -216,7 +217,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_rm(args: argparse.Namespace, settings: Settings) -> int:
     import boto3
 
-    from lcabot.cloud.aws import DynamoStatusStore
+    from lcabot.adapters.aws import DynamoStatusStore
 
     env = _connect(settings)
     s3 = boto3.client("s3")

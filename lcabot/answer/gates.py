@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from lcabot.ingest.normalize import CASE_BACK, ENDS_SENTENCE, LIST_ITEM, match_key
 from lcabot.models import Evidence
-from lcabot.normalize import CASE_BACK, ENDS_SENTENCE, LIST_ITEM, match_key
-from lcabot.questions import QuestionFrame, frame, states_quantity
 from lcabot.report.units import CITATION, INSTRUCTION, OWN_STUDY
-from lcabot.support import editions, is_reference_list
+from lcabot.search.abstention import editions, is_reference_list
+from lcabot.search.questions import QuestionFrame, frame, states_quantity
 
 GATES = ("instruction", "reference", "other_work", "refuted", "fragment", "baseline", "edition", "sensitivity")
 _CITES_OTHER = re.compile(

@@ -13,12 +13,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
-from lcabot.normalize import for_search
+from lcabot.ingest.normalize import for_search
 
-PLACES_PATH = Path(__file__).resolve().parents[1] / "graph_artifacts" / "places.json"
+PLACES_PATH = resources.files("lcabot") / "data" / "places.json"
 MIN_COVERAGE = 0.3
 MAX_UNKNOWN_TERMS = 2
 MEASURED_TYPES = ("impact_category",)  # ontology types naming what is measured (GWP: climate change), not what for
@@ -201,7 +201,7 @@ def support(terms: Sequence[str], unknown_names: Sequence[str], passages: Sequen
     """Weigh each term by IDF = ln(1 + N / (1 + df)) and measure how much of it the passages hold.
 
     Args:
-        terms: the question's content terms, lower-case (:func:`lcabot.retrieval.content_terms`).
+        terms: the question's content terms, lower-case (:func:`lcabot.search.retrieval.content_terms`).
         unknown_names: :func:`named_terms` of the question that occur nowhere in the library (case-sensitive).
         passages: search texts of the retrieved chunks.
         df: chunk frequency of each term in the library; n_chunks: library size in chunks.
@@ -226,7 +226,7 @@ _REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*)?(?:references|bibliography|literatu
 
 @cache
 def place_aliases() -> dict[str, tuple[str, ...]]:
-    """Other names of places and their adjectives (``graph_artifacts/places.json``): "Dutch" → "Netherlands"."""
+    """Other names of places and their adjectives (``lcabot/data/places.json``): "Dutch" → "Netherlands"."""
     data = json.loads(PLACES_PATH.read_text(encoding="utf-8"))
     return {k: tuple(v) for k, v in data["aliases"].items()}
 
@@ -388,7 +388,7 @@ def measured_product(question: str) -> list[str]:
     climate change impact of 1 kg of polyethylene made from used cooking oil?" → ``["polyethylene"]``, "per kg of
     green coffee" → ``["green", "coffee"]``, "for polyethylene made from …" → ``["polyethylene"]``; empty when it
     names none."""
-    from lcabot.retrieval import content_terms  # imported here: retrieval imports this module
+    from lcabot.search.retrieval import content_terms  # imported here: retrieval imports this module
 
     words: list[str] = []
     for m in (*_MEASURED_FOR.finditer(for_search(question)), *_GIVEN_FOR.finditer(for_search(question)),

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError, TooLargeError
-from lcabot.headings import NUMBER_ONLY, SECTION_START, HeadingTracker, is_contents
-from lcabot.normalize import BULLET_GLYPHS, PLACEHOLDER_CELL, document_vocabulary, join_lines, match_key
-from lcabot.retrieval import content_terms
-from lcabot.support import term_present
+from lcabot.ingest.headings import NUMBER_ONLY, SECTION_START, HeadingTracker, is_contents
+from lcabot.ingest.normalize import BULLET_GLYPHS, PLACEHOLDER_CELL, document_vocabulary, join_lines, match_key
+from lcabot.search.abstention import term_present
+from lcabot.search.retrieval import content_terms
 
 _PAGE_NUMBER_BAND = 0.08  # bare page numbers are looked for this close to the top or bottom edge
 _MARGIN_FRACTION = 0.15  # top/bottom band searched for running headers and footers (PEFCR footer at 85 %)

@@ -77,7 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     evr.add_argument("--mode", choices=("rag", "rag+graph", "both"), default="both",
                      help="retrieval mode(s) to score (default: both, side by side)")
     evr.set_defaults(func=cmd_eval_retrieval)
-    from lcabot import devcli, graphcli, reportcli
+    from lcabot.cli import dev as devcli
+    from lcabot.cli import graph as graphcli
+    from lcabot.cli import report as reportcli
 
     graphcli.add_parser(sub)
     reportcli.add_parser(sub)
@@ -94,10 +96,10 @@ def _mode_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from lcabot import graphcli
+    from lcabot.cli import graph as graphcli
     from lcabot.graph import ontology
     from lcabot.graph.build import write_fragment
-    from lcabot.ingest import discover_pdfs, ingest_paths
+    from lcabot.ingest.pipeline import discover_pdfs, ingest_paths
 
     files = discover_pdfs(args.paths)
     if not files:
@@ -203,7 +205,7 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
         problem = "no indexed document" if not matches else f"{len(matches)} documents"
         err_console.print(f"[red]{problem} matches {escape(args.doc)}[/]; see `lcabot sources`")
         return 1
-    from lcabot import graphcli
+    from lcabot.cli import graph as graphcli
 
     index.delete_document(matches[0].doc_id)
     graphcli.sync_fragments(settings, index, wiring.build_embedder(settings), progress=lambda _text: None)
@@ -212,7 +214,7 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
-    from lcabot.evaluation import evaluate_retrieval, load_questions
+    from lcabot.evaluation.retrieval import evaluate_retrieval, load_questions
 
     answerer = wiring.build_answerer(settings)
     modes = ("rag", "rag+graph") if args.mode == "both" else (args.mode,)

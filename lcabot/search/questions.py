@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lcabot.retrieval import content_terms, defines_term
+from lcabot.search.retrieval import content_terms, defines_term
 
 KINDS = ("numeric", "definition", "comparison", "procedure", "list", "other")
 MAX_PARTS = 4  # parts of a multi-part question answered one by one
