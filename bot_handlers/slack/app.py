@@ -20,11 +20,9 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
 import re
 from dataclasses import replace
-from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from slack_bolt import App, BoltContext
@@ -34,20 +32,16 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
 from bot_handlers.intent import MODE_WORDS, parse_intent
+from bot_handlers.platforms import deployed
 from bot_handlers.slack import blocks
-from bot_handlers.slack.client import slack_credentials, web_client
-from bot_handlers.state import (
-    DUPLICATE,
-    NOT_IN_THREAD,
-    RATE_LIMITED,
-    Claim,
-    ConversationState,
-    JobQueues,
-    conversation_state,
-    job_queues,
-)
+from bot_handlers.slack.client import SlackCredentials, slack_credentials, web_client
 from lcabot import messages
+from lcabot.adapters.conversations import DUPLICATE, NOT_IN_THREAD, RATE_LIMITED, Claim, ConversationState
+from lcabot.adapters.queues import JobQueues
 from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+
+if TYPE_CHECKING:
+    from lcabot.wiring import Deps
 
 logger = logging.getLogger("lcabot.slack")
 
@@ -372,11 +366,11 @@ class SlackBot:
                                   text=messages.feedback_thanks(vote))
 
 
-def build_app(bot: SlackBot, *, token: str, signing_secret: str) -> App:
+def build_app(bot: SlackBot, *, token: str, signing_secret: str, api_url: str | None = None) -> App:
     """The Bolt app: signature verification on, ``process_before_response`` (a Lambda must finish its work
     before returning), listeners registered on ``bot``."""
     # no waiting out 429s here: Slack needs its 200 within 3 s; a failed reply releases the claim and Slack retries
-    app = App(client=web_client(token, wait_on_rate_limit=False), signing_secret=signing_secret,
+    app = App(client=web_client(token, api_url, wait_on_rate_limit=False), signing_secret=signing_secret,
               process_before_response=True, logger=logger)
     app.event("app_mention")(bot.on_mention)
     app.event("message")(bot.on_message)
@@ -388,12 +382,19 @@ def build_app(bot: SlackBot, *, token: str, signing_secret: str) -> App:
     return app
 
 
-@cache
-def request_handler() -> SlackRequestHandler:
-    credentials = slack_credentials()
-    channels = frozenset(c for c in os.environ.get("LCABOT_SLACK_LIBRARY_CHANNELS", "").split(",") if c.strip())
-    bot = SlackBot(conversation_state(), job_queues(), channels)
-    return SlackRequestHandler(build_app(bot, token=credentials.bot_token, signing_secret=credentials.signing_secret))
+def credentials(deps: Deps) -> SlackCredentials:
+    return deps.once("slack:credentials", lambda: slack_credentials(deps))
+
+
+def request_handler(deps: Deps) -> SlackRequestHandler:
+    """Bolt's Lambda adapter for ``deps``, built at their first request."""
+    def build() -> SlackRequestHandler:
+        creds = credentials(deps)
+        bot = SlackBot(deps.conversations, deps.queues, deps.settings.slack_library_channels)
+        return SlackRequestHandler(build_app(bot, token=creds.bot_token, signing_secret=creds.signing_secret,
+                                             api_url=deps.settings.slack_api_url))
+
+    return deps.once("slack:handler", build)
 
 
 def _refusal(status: int, reason: str) -> dict:
@@ -496,6 +497,10 @@ def _malformed(body: str, content_type: str) -> str:
 
 
 def handler(event: dict, context: Any) -> dict:
+    return handle(event, context, deployed())
+
+
+def handle(event: dict, context: Any, deps: Deps) -> dict:
     """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "body", "headers"}``. Before anything is parsed
     the request's signature is checked (``X-Slack-Signature`` over ``v0:<timestamp>:<body>`` with the signing secret,
     timestamps older than five minutes refused): 401 otherwise. A request that is not an HTTP API event, a body that
@@ -515,7 +520,7 @@ def handler(event: dict, context: Any) -> dict:
     timestamp, signature = headers.get("x-slack-request-timestamp"), headers.get("x-slack-signature")
     if not isinstance(timestamp, str) or not timestamp.isdigit() or len(timestamp) > 12 or \
             not isinstance(signature, str) or not SignatureVerifier(
-                slack_credentials().signing_secret).is_valid(body, timestamp, signature):
+                credentials(deps).signing_secret).is_valid(body, timestamp, signature):
         return _refusal(401, "invalid request signature")
     content_type = str(headers.get("content-type") or "")
     reason = _malformed(body, content_type)
@@ -528,12 +533,12 @@ def handler(event: dict, context: Any) -> dict:
         # lost. The same fields with that word percent-encoded read the same and are not mistaken.
         # (signed again, as Bolt checks the signature of what it reads)
         body = body.replace("payload", "p%61yload")
-        resigned = SignatureVerifier(slack_credentials().signing_secret).generate_signature(
+        resigned = SignatureVerifier(credentials(deps).signing_secret).generate_signature(
             timestamp=timestamp, body=body)
         event = {**event, "body": body, "isBase64Encoded": False, "headers": {
             **{k: v for k, v in event["headers"].items() if str(k).lower() != "x-slack-signature"},
             "x-slack-signature": resigned}}
-    response = request_handler().handle(event, context)
+    response = request_handler(deps).handle(event, context)
     if response.get("statusCode") == 404:  # no listener for it: acknowledged, not retried
         return {**response, "statusCode": 200, "body": ""}
     return response

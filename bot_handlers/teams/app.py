@@ -25,9 +25,7 @@ import base64
 import binascii
 import json
 import logging
-import os
 from dataclasses import dataclass
-from functools import cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -45,13 +43,17 @@ from botframework.connector.auth import (
 from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
 from bot_handlers.intent import MODE_WORDS, parse_intent, strip_mentions
-from bot_handlers.state import DUPLICATE, RATE_LIMITED, ConversationState, JobQueues, conversation_state, job_queues
+from bot_handlers.platforms import deployed
 from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
 from lcabot import messages
+from lcabot.adapters.conversations import DUPLICATE, RATE_LIMITED, ConversationState
+from lcabot.adapters.queues import JobQueues
+from lcabot.errors import ConfigurationError
 from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
 if TYPE_CHECKING:
     from lcabot.ports import ObjectStore
+    from lcabot.wiring import Deps
 
 logger = logging.getLogger("lcabot.teams")
 
@@ -270,9 +272,8 @@ class TeamsBot(TeamsActivityHandler):
 
     def _reports(self) -> ObjectStore:
         if self.reports is None:
-            from lcabot.adapters.aws import S3ObjectStore
-
-            self.reports = S3ObjectStore(self.reports_bucket)
+            raise ConfigurationError("LCABOT_REPORTS_BUCKET is not set (the function's environment in template.yaml "
+                                     "sets it)")
         return self.reports
 
 
@@ -305,11 +306,16 @@ class Runtime:
     bot: TeamsBot
 
 
-@cache
-def runtime() -> Runtime:
-    creds = teams_credentials()
-    bot = TeamsBot(conversation_state(), job_queues(), reports_bucket=os.environ.get("LCABOT_REPORTS_BUCKET", ""))
-    return Runtime(creds.app_id, creds.app_password, creds.app_credentials(), bot)
+def runtime(deps: Deps) -> Runtime:
+    """The credentials and the bot for ``deps``, built at their first request."""
+    def build() -> Runtime:
+        creds = teams_credentials(deps)
+        bucket = deps.settings.reports_bucket or ""
+        bot = TeamsBot(deps.conversations, deps.queues, reports=deps.bucket(bucket) if bucket else None,
+                       reports_bucket=bucket)
+        return Runtime(creds.app_id, creds.app_password, creds.app_credentials(), bot)
+
+    return deps.once("teams:runtime", build)
 
 
 class _Adapter(BotFrameworkAdapter):
@@ -499,6 +505,10 @@ async def serve(event: dict, auth_header: str, rt: Runtime) -> dict:
 
 
 def handler(event: dict, context: Any) -> dict:
+    return handle(event, context, deployed())
+
+
+def handle(event: dict, context: Any, deps: Deps) -> dict:
     """API Gateway (HTTP API, payload 2.0) event → ``{"statusCode", "headers", "body"}``: 401 before the body is read
     when the token is not the channel's, 400 for a body that is not a well-formed activity, 401 for an activity from
     another channel or ``serviceUrl`` than the token's."""
@@ -508,7 +518,7 @@ def handler(event: dict, context: Any) -> dict:
     headers = {str(k).lower(): v for k, v in event["headers"].items()}
     auth_header = headers.get("authorization")
     try:
-        rt = runtime()
+        rt = runtime(deps)
     except Exception:  # no credentials: refuse every activity rather than run unauthenticated
         logger.exception("Teams bot is not configured")
         return _response(500, "not configured")

@@ -21,7 +21,7 @@ import posixpath
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict
-from functools import cache
+from functools import partial
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
@@ -29,12 +29,14 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import idempotent_function
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from bot_handlers.platforms import deployed
 from lambdas import runtime
-from lcabot import messages, wiring
+from lcabot import messages
 from lcabot.errors import IndexWriteError
 from lcabot.ingest.library import Library, ObjectChange, in_library, parse_s3_notification
 from lcabot.jobs import CONVERSATION_METADATA, MalformedJobError, parse_conversation
 from lcabot.models import DocumentStatus
+from lcabot.wiring import Deps
 
 logger = Logger(service="lcabot-ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
@@ -46,64 +48,40 @@ DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the st
 PAGES_PER_S = 0.5
 
 
-@cache
-def status_store():
-    """The document status table, apart from :func:`library` (whose loading may be what failed)."""
-    from lcabot.adapters.aws import DynamoStatusStore
-
-    return DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE"))
-
-
-@cache
-def documents():
-    """The library bucket, apart from :func:`library` (to tell a sharer what happened when loading that failed)."""
-    from lcabot.adapters.aws import S3ObjectStore
-
-    return S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET"))
+def library(deps: Deps) -> Library:
+    """The library use case on the deployment's buckets, index, status table and graph extractor."""
+    return deps.once("library", lambda: Library(
+        documents=deps.library, artifacts=deps.artifacts, index=deps.index, embedder=deps.embedder,
+        status=deps.status, settings=deps.model_settings, extractor=deps.graph_extractor))
 
 
-@cache
-def library() -> Library:
-    from lcabot.adapters.aws import S3ObjectStore
+def _idempotent_apply(deps: Deps):
+    def build():
+        persistence, config = runtime.idempotency(deps)
 
-    settings = runtime.settings()
-    embedder = wiring.build_embedder(settings)
-    return Library(
-        documents=documents(),
-        artifacts=S3ObjectStore(runtime.env("LCABOT_ARTIFACTS_BUCKET")),
-        index=wiring.build_index(settings, embedder.dimension),
-        embedder=embedder,
-        status=status_store(),
-        settings=settings,
-        extractor=wiring.build_graph_extractor(settings),
-    )
+        @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
+        def apply(change: dict, started: list[DocumentStatus]) -> dict:
+            fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages", "last_attempt")}
+            if fields["action"] == "created":
+                earlier = deps.status.get(fields["key"])
+                if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
+                    return _outcome(earlier)  # the same version ran out of time before: it would again
+                current = deps.library.head(fields["key"])
+                if current is None or current.etag != fields["etag"]:  # a late event: the library says it is
+                    return _outcome(library(deps).apply(ObjectChange(**fields), change.get("max_pages")))  # skipped
+                source = posixpath.basename(fields["key"])
+                # on the last delivery, what is recorded first is what holds should this run, too, be stopped
+                # without a word (out of memory: no handler runs); the outcome replaces it
+                start = DocumentStatus(fields["key"], "failed", messages.ingest_stopped(source), reason="error",
+                                       etag=fields["etag"]) if change.get("last_attempt") else \
+                    DocumentStatus(fields["key"], "indexing", messages.indexing(source), etag=fields["etag"])
+                deps.status.put(start)
+                started.append(start)
+            return _outcome(library(deps).apply(ObjectChange(**fields), change.get("max_pages")))
 
+        return apply
 
-@cache
-def _idempotent_apply():
-    persistence, config = runtime.idempotency()
-
-    @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
-    def apply(change: dict, started: list[DocumentStatus]) -> dict:
-        fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages", "last_attempt")}
-        if fields["action"] == "created":
-            earlier = status_store().get(fields["key"])
-            if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
-                return _outcome(earlier)  # the same version ran out of time before: it would again
-            current = documents().head(fields["key"])
-            if current is None or current.etag != fields["etag"]:  # a late event: the library says it is skipped,
-                return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))  # status kept
-            source = posixpath.basename(fields["key"])
-            # on the last delivery, what is recorded first is what holds should this run, too, be stopped without a
-            # word (out of memory: no handler runs); the outcome replaces it
-            start = DocumentStatus(fields["key"], "failed", messages.ingest_stopped(source), reason="error",
-                                   etag=fields["etag"]) if change.get("last_attempt") else \
-                DocumentStatus(fields["key"], "indexing", messages.indexing(source), etag=fields["etag"])
-            status_store().put(start)
-            started.append(start)
-        return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))
-
-    return apply
+    return deps.once("ingest:apply", build)
 
 
 def _outcome(status: DocumentStatus | None) -> dict:
@@ -111,7 +89,7 @@ def _outcome(status: DocumentStatus | None) -> dict:
             "notice": messages.index_done(status)} if status else {"status": None}
 
 
-def _record(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
+def _record(record: SQSRecord, lambda_context: LambdaContext | None = None, *, deps: Deps) -> None:
     remaining_s = lambda_context.get_remaining_time_in_millis() / 1000 if lambda_context else None
     for change in parse_s3_notification(record.body):
         if not in_library(change.key):
@@ -120,23 +98,22 @@ def _record(record: SQSRecord, lambda_context: LambdaContext | None = None) -> N
         max_pages = None if remaining_s is None else max(1, int((remaining_s - DEADLINE_MARGIN_S) * PAGES_PER_S))
         started: list[DocumentStatus] = []
         try:
-            with _deadline_watch(change, lambda_context, started):
-                outcome = _idempotent_apply()(change={**asdict(change), "idempotency_key": change.idempotency_key,
-                                                      "max_pages": max_pages,
-                                                      "last_attempt": runtime.is_last_attempt(record)},
-                                              started=started)
+            with _deadline_watch(change, lambda_context, started, deps):
+                outcome = _idempotent_apply(deps)(change={
+                    **asdict(change), "idempotency_key": change.idempotency_key, "max_pages": max_pages,
+                    "last_attempt": runtime.is_last_attempt(record, deps)}, started=started)
         except Exception as err:
             logger.exception("library change failed", extra={"key": change.key, "action": change.action,
                                                               "etag": change.etag})
-            if runtime.is_last_attempt(record):  # the next stop is the dead-letter queue: say so
-                _record_failure(change, err)
+            if runtime.is_last_attempt(record, deps):  # the next stop is the dead-letter queue: say so
+                _record_failure(change, err, deps)
             raise
         logger.info("library change applied", extra={"key": change.key, "action": change.action, **outcome})
         if change.action == "created" and outcome.get("status") not in (None, "skipped"):
-            _tell_sharer(change.key, change.etag, outcome["notice"])
+            _tell_sharer(change.key, change.etag, outcome["notice"], deps)
 
 
-def _record_failure(change: ObjectChange, err: Exception) -> None:
+def _record_failure(change: ObjectChange, err: Exception, deps: Deps) -> None:
     """The ``failed`` status of a change given up on, and the sharer told; failures here are logged (the error
     being raised is the one to report)."""
     if isinstance(err, IndexWriteError):
@@ -145,15 +122,16 @@ def _record_failure(change: ObjectChange, err: Exception) -> None:
         status = DocumentStatus(change.key, "failed", messages.ingest_error(posixpath.basename(change.key)),
                                 reason="error", etag=change.etag)
     try:
-        status_store().put(status)
+        deps.status.put(status)
         if change.action == "created":
-            _tell_sharer(change.key, change.etag, messages.index_done(status))
+            _tell_sharer(change.key, change.etag, messages.index_done(status), deps)
     except Exception:
         logger.exception("failure not recorded", extra={"key": change.key})
 
 
 @contextmanager
-def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus]):
+def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus],
+                    deps: Deps):
     """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
     document was too large for one run (the runtime ends the invocation without another word), unless the status
     is no longer the one the run ``started`` with (its outcome is recorded)."""
@@ -168,8 +146,8 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, 
         status = DocumentStatus(change.key, "failed", messages.ingest_out_of_time(source, timeout_s),
                                 reason="too_large", etag=change.etag)
         try:
-            if started and status_store().put_if_unchanged(status, started[-1]):
-                _tell_sharer(change.key, change.etag, messages.index_done(status))
+            if started and deps.status.put_if_unchanged(status, started[-1]):
+                _tell_sharer(change.key, change.etag, messages.index_done(status), deps)
         except Exception:
             logger.exception("out-of-time status not recorded", extra={"key": change.key})
 
@@ -182,10 +160,10 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, 
         timer.cancel()
 
 
-def _tell_sharer(key: str, etag: str, text: str) -> None:
+def _tell_sharer(key: str, etag: str, text: str, deps: Deps) -> None:
     """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
     it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
-    info = documents().head(key)
+    info = deps.library.head(key)
     raw = (info.metadata.get(CONVERSATION_METADATA) if info and info.etag == etag else None)
     if not raw:
         return
@@ -194,11 +172,16 @@ def _tell_sharer(key: str, etag: str, text: str) -> None:
     except (ValueError, MalformedJobError) as err:
         logger.warning("unusable conversation metadata", extra={"key": key, "error": str(err)})
         return
-    runtime.platform_client(conversation).post_notice(conversation, text)
+    deps.platform(conversation.platform).post_notice(conversation, text)
+
+
+def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
+    runtime.idempotency(deps)[1].register_lambda_context(context)
+    return process_partial_response(event=event, record_handler=partial(_record, deps=deps), processor=processor,
+                                    context=context)
 
 
 @logger.inject_lambda_context
 def handler(event: dict, context: LambdaContext) -> dict:
-    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
-    runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=_record, processor=processor, context=context)
+    return handle(event, context, deployed())

@@ -14,29 +14,26 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from functools import cache
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from bot_handlers.platforms import deployed
 from lambdas import runtime
-from lcabot import messages, wiring
+from lcabot import messages
 from lcabot.errors import DocumentError, NotAPdfError, ObjectExistsError, ObjectNotFoundError, TooLargeError
 from lcabot.jobs import CONVERSATION_METADATA, IndexJob, ReportJob, conversation_json
 from lcabot.report import write_report
+from lcabot.wiring import Deps
 
 logger = Logger(service="lcabot-report")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-@cache
-def embedder():
-    return wiring.build_embedder(runtime.settings())
-
-
-def fetch(job: ReportJob | IndexJob) -> bytes:
+def fetch(job: ReportJob | IndexJob, deps: Deps) -> bytes:
     """The file's bytes, from S3 or from the chat platform, refused before download when the size is known to be
     above ``LCABOT_MAX_PDF_MB``.
 
@@ -45,13 +42,11 @@ def fetch(job: ReportJob | IndexJob) -> bytes:
         lcabot.errors.ObjectNotFoundError: the S3 object does not exist.
         lcabot.errors.DocumentError: the platform sent something other than a PDF.
     """
-    from lcabot.adapters.aws import S3ObjectStore
-
+    limit = deps.settings.max_pdf_mb
     if job.file.url:
-        return runtime.platform_client(job.conversation).download(job.file, runtime.settings().max_pdf_mb * 1048576)
-    store = S3ObjectStore(job.file.bucket)
+        return deps.platform(job.conversation.platform).download(job.file, int(limit * 1048576))
+    store = deps.bucket(job.file.bucket)
     info = store.head(job.file.key)
-    limit = runtime.settings().max_pdf_mb
     if info is not None and info.size > limit * 1024 * 1024:
         raise TooLargeError(job.file.name, f"{info.size / 1048576:.1f} MB is above the limit of {limit} MB")
     return store.get(job.file.key)
@@ -66,17 +61,15 @@ def library_key(job: IndexJob) -> str:
     return f"library/{name}" if job.perspective == "general" else f"library/{job.perspective}/{name}"
 
 
-def run(job: ReportJob | IndexJob) -> dict:
-    return index(job) if isinstance(job, IndexJob) else report(job)
+def run(job: ReportJob | IndexJob, deps: Deps) -> dict:
+    return index(job, deps) if isinstance(job, IndexJob) else report(job, deps)
 
 
-def index(job: IndexJob) -> dict:
+def index(job: IndexJob, deps: Deps) -> dict:
     """Copy the shared PDF into the library bucket; the ingest Lambda takes it from there (and replies)."""
-    from lcabot.adapters.aws import S3ObjectStore
-
-    client = runtime.platform_client(job.conversation)
+    client = deps.platform(job.conversation.platform)
     try:
-        data = fetch(job)
+        data = fetch(job, deps)
         if not data.startswith(b"%PDF-"):
             raise NotAPdfError(job.file.name, "it is not a PDF")
     except DocumentError as err:
@@ -85,8 +78,7 @@ def index(job: IndexJob) -> dict:
     key = library_key(job)
     metadata = {CONVERSATION_METADATA: json.dumps(conversation_json(job.conversation), ensure_ascii=True)}
     try:
-        S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")).put(key, data, "application/pdf", metadata=metadata,
-                                                               if_absent=True)
+        deps.library.put(key, data, "application/pdf", metadata=metadata, if_absent=True)
     except ObjectExistsError:  # a document shared from chat never replaces one already in the library
         client.post_notice(job.conversation, messages.index_exists(PurePosixPath(key).name, key))
         return {"delivered": "notice", "reason": "exists"}
@@ -94,15 +86,15 @@ def index(job: IndexJob) -> dict:
     return {"delivered": "library", "key": key}
 
 
-def report(job: ReportJob) -> dict:
-    client = runtime.platform_client(job.conversation)
-    settings = runtime.settings()
+def report(job: ReportJob, deps: Deps) -> dict:
+    client = deps.platform(job.conversation.platform)
+    settings = deps.model_settings
     try:
-        data = fetch(job)
+        data = fetch(job, deps)
         client.post_progress(job.conversation, messages.report_progress(job.file.name, "reading the study"))
         with tempfile.TemporaryDirectory(prefix="report-", dir=settings.home if settings.home.is_dir() else None) \
                 as work:
-            files = write_report(data, job.file.name, Path(work), settings=settings, embedder=embedder())
+            files = write_report(data, job.file.name, Path(work), settings=settings, embedder=deps.embedder)
             client.post_files(job.conversation, files.paths(),
                               messages.report_ready(job.file.name, files.chart is not None, files.report.notes))
     except DocumentError as err:
@@ -118,8 +110,13 @@ def report(job: ReportJob) -> dict:
 worker = runtime.JobWorker((ReportJob, IndexJob), run, lambda job: messages.report_failed(), logger)
 
 
+def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
+    runtime.idempotency(deps)[1].register_lambda_context(context)
+    return process_partial_response(event=event, record_handler=partial(worker, deps=deps), processor=processor,
+                                    context=context)
+
+
 @logger.inject_lambda_context
 def handler(event: dict, context: LambdaContext) -> dict:
-    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
-    runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=worker, processor=processor, context=context)
+    return handle(event, context, deployed())

@@ -265,33 +265,37 @@ def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, monkeypa
     assert re.match(rf"{re.escape(POLYPROPYLENE)}: \d+ of \d+ report fields filled", lines[3])
 
 
-def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder, monkeypatch):
-    from lambdas import runtime
+def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder):
     from lambdas.report import app
+    from lcabot import wiring
     from lcabot.adapters.outbox import LocalOutbox
     from lcabot.jobs import ConversationRef, FileRef, ReportJob
     from tests.fixtures import hostile
 
     home = tmp_path / "home"
-    monkeypatch.setenv("LCABOT_HOME", str(home))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    runtime.settings.cache_clear()
-    try:
-        monkeypatch.setattr(app, "embedder", lambda: embedder)
-        monkeypatch.setattr(app, "fetch", lambda job: (STUDIES / COFFEE).read_bytes())
-        conversation = ConversationRef("local", "C1", "1700000000.000100")
-        job = ReportJob("T1|C1|1700000000.000100", conversation, "U1", FileRef(COFFEE, "uploads", f"in/{COFFEE}"))
-        assert app.report(job) == {"delivered": "files"}
-        delivered = LocalOutbox(home / "outbox").read()[-1]
-        assert [Path(f).suffix for f in delivered["files"]] == [".md", ".docx", ".png"]
-        markdown = Path(delivered["files"][0]).read_text(encoding="utf-8")
-        assert markdown == reports[COFFEE].markdown.read_text(encoding="utf-8")
+    study = tmp_path / "uploads"
+    study.mkdir()
+    (study / "in.pdf").write_bytes((STUDIES / COFFEE).read_bytes())
+    (study / "locked.pdf").write_bytes(hostile.encrypted(tmp_path).read_bytes())
 
-        monkeypatch.setattr(app, "fetch", lambda job: hostile.encrypted(tmp_path).read_bytes())
-        assert app.report(job) == {"delivered": "notice", "reason": "encrypted"}
-        assert "password-protected" in LocalOutbox(home / "outbox").read()[-1]["text"]
-    finally:
-        runtime.settings.cache_clear()
+    class Uploads(wiring.Deps):  # the report job's bucket is a local folder here
+        def bucket(self, name: str):
+            from lcabot.adapters.local_objects import LocalObjectStore
+
+            return LocalObjectStore(tmp_path / name)
+
+    deps = Uploads(Settings(home=home), embedder=embedder)
+    conversation = ConversationRef("local", "C1", "1700000000.000100")
+    job = ReportJob("T1|C1|1700000000.000100", conversation, "U1", FileRef(COFFEE, "uploads", "in.pdf"))
+    assert app.report(job, deps) == {"delivered": "files"}
+    delivered = LocalOutbox(home / "outbox").read()[-1]
+    assert [Path(f).suffix for f in delivered["files"]] == [".md", ".docx", ".png"]
+    markdown = Path(delivered["files"][0]).read_text(encoding="utf-8")
+    assert markdown == reports[COFFEE].markdown.read_text(encoding="utf-8")
+
+    locked = ReportJob("T1|C1|1700000000.000200", conversation, "U1", FileRef(COFFEE, "uploads", "locked.pdf"))
+    assert app.report(locked, deps) == {"delivered": "notice", "reason": "encrypted"}
+    assert "password-protected" in LocalOutbox(home / "outbox").read()[-1]["text"]
 
 
 # -- hostile input ------------------------------------------------------------------------------------------------

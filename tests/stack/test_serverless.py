@@ -11,14 +11,12 @@ import time
 
 import pytest
 
-from lambdas.ingest.app import handler as ingest_handler
 from lcabot import graph, messages
 from lcabot.adapters.outbox import LocalOutbox
 from lcabot.graph import build
 from lcabot.jobs import AnswerJob, ConversationRef
 from tests.conftest import CORPUS
 from tests.fixtures import hostile
-from tests.stack.conftest import reset_handlers
 
 pytestmark = pytest.mark.corpus
 
@@ -53,21 +51,19 @@ def outbox(stack) -> LocalOutbox:
 
 
 @contextlib.contextmanager
-def claude_for_the_handlers(monkeypatch, reply):
-    """The handlers see an Anthropic key and reach the Messages API stub answering with ``reply`` (then forget)."""
+def claude_for_the_handlers(stack, monkeypatch, reply):
+    """The handlers have an Anthropic key and reach the Messages API stub answering with ``reply`` (then forget)."""
     from tests.stubs.anthropic_server import AnthropicStub
 
     with AnthropicStub() as stub:
         stub.always(reply)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)  # the anthropic SDK's own setting
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        reset_handlers()
         try:
-            yield stub
+            with stack.using(anthropic_api_key="sk-ant-stack-test"):
+                yield stub
         finally:
             monkeypatch.undo()
-            reset_handlers()
 
 
 def send_answer_job(stack, dedupe_key: str, question: str) -> None:
@@ -196,16 +192,11 @@ def test_keys_outside_library_and_non_pdfs_never_reach_the_queue(library):
     assert (handled, failed) == (0, 0)
 
 
-def test_a_failing_answer_job_lands_in_the_dlq_and_the_user_is_told(library, monkeypatch):
+def test_a_failing_answer_job_lands_in_the_dlq_and_the_user_is_told(library):
     dead = "http://127.0.0.1:9"  # the search cluster is down: every attempt fails
-    monkeypatch.setenv("LCABOT_OPENSEARCH_URL", dead)
-    reset_handlers()
-    try:
+    with library.using(opensearch_url=dead):
         send_answer_job(library, "T1|C-stack|1764460800.000900", "What is the functional unit of the coffee study?")
         library.answer()
-    finally:
-        monkeypatch.undo()
-        reset_handlers()
     assert library.dlq_depth("AnswerDeadLetterQueue") == 1
     entries = [e for e in outbox(library).read() if e.get("channel") == "C-stack" and e["kind"] == "notice"]
     assert [e["text"] for e in entries] == [messages.answer_failed()]
@@ -244,7 +235,7 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
     queue = library.resources.queues["IngestQueue"]
     library.sqs.send_message(QueueUrl=queue, MessageBody="this is not an S3 event")
     library.put("library/public/beside garbage.pdf", hostile.plain(tmp_path, "ok.pdf").read_bytes())
-    handled, failed = library.poller("IngestQueue", ingest_handler, batch_size=10).drain(timeout_s=120)
+    handled, failed = library.poller("IngestQueue", library.ingest_handler(), batch_size=10).drain(timeout_s=120)
     assert failed == 3 and handled == 4  # the garbage three times (maxReceiveCount), the PDF once
     assert library.status("library/public/beside garbage.pdf").status == "indexed"
     library.sqs.send_message(QueueUrl=library.env["LCABOT_ANSWER_QUEUE_URL"], MessageBody='{"kind": "answer"}')
@@ -262,7 +253,7 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
                  "evidence_ids": [row["id"]], "quote": row["text"]}
         return message(json.dumps({"claims": [claim]}))
 
-    with claude_for_the_handlers(monkeypatch, claude) as stub:
+    with claude_for_the_handlers(library, monkeypatch, claude) as stub:
         send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
         assert library.answer() == (1, 0)
     (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000800"]
@@ -284,7 +275,7 @@ def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_throug
 
     key = "library/general/claude-graph.pdf"
     text = "The EF 3.1 method covers climate change, expressed as GWP100 in kg CO2e per functional unit."
-    with claude_for_the_handlers(monkeypatch, claude) as stub:
+    with claude_for_the_handlers(library, monkeypatch, claude) as stub:
         library.put(key, hostile.plain(tmp_path, "claude-graph.pdf", text).read_bytes())
         assert library.ingest()[1] == 0
     model = stub.requests[0].body["model"]
@@ -334,12 +325,12 @@ def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_t
     key = "library/public/South Tyrolean apple.pdf"
     dlq = library.dlq_depth("IngestDeadLetterQueue")
 
-    def broken():
+    def broken(deps):
         raise RuntimeError("the OpenSearch domain refused the connection")
 
     monkeypatch.setattr(ingest_app, "library", broken)
     library.put(key, APPLE)
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     assert poller.poll_once() == (1, 1)
     assert (library.status(key).status, library.status(key).message) == ("indexing",
                                                                           messages.indexing("South Tyrolean apple.pdf"))
@@ -359,7 +350,7 @@ def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(libr
     from lambdas.ingest import app as ingest_app
 
     key = "library/academic/Heijungs 2020.pdf"
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = ingest_app.DEADLINE_MARGIN_S + 3.5 / ingest_app.PAGES_PER_S
     library.put(key, CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf")
     assert poller.drain(timeout_s=120) == (1, 0)
@@ -376,7 +367,7 @@ def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_n
 
     key = "library/industry/slow.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires after 1 s; one run takes a 1-page PDF
     applied = []
 
@@ -409,7 +400,7 @@ def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexi
 
     key = "library/industry/heavy.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 1.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the idempotency lease of a stopped run ends with it
 
     def killed(self, change, max_pages=None):
@@ -433,7 +424,7 @@ def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library
 
     key = "library/industry/just in time.pdf"
     monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires 1 s in
     real = Library.apply
 
@@ -453,7 +444,7 @@ def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library
 
 def _take_record(stack):
     """The next ingest message, taken off the queue as the Lambda's SQS record."""
-    poller = stack.poller("IngestQueue", ingest_handler)
+    poller = stack.poller("IngestQueue", stack.ingest_handler())
     for _ in range(20):
         got = stack.sqs.receive_message(QueueUrl=poller.queue_url, MaxNumberOfMessages=1, WaitTimeSeconds=1,
                                         VisibilityTimeout=60, MessageSystemAttributeNames=["All"]).get("Messages", [])
@@ -463,10 +454,10 @@ def _take_record(stack):
     raise AssertionError("no ingest message")
 
 
-def _invoke(record) -> dict:
+def _invoke(stack, record) -> dict:
     from lcabot.dev.loop import LambdaContext
 
-    return ingest_handler({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
+    return stack.ingest_handler()({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
 
 
 def _held_first_read(monkeypatch, key):
@@ -509,7 +500,7 @@ def test_a_run_outlived_by_a_change_to_its_object_leaves_the_library_as_the_buck
                     .read_bytes())
     else:
         library.s3.delete_object(Bucket=library.library_bucket, Key=key)
-    _invoke(_take_record(library))
+    _invoke(library, _take_record(library))
     release.set()
     run.join(120)
     indexed = [d for d in index(library).documents() if d.source_key == key]
@@ -530,7 +521,7 @@ def test_a_late_event_of_an_older_version_does_not_overwrite_the_newer_ones_stat
     library.put(key, hostile.plain(tmp_path, "v1.pdf", "Version one: 1.11 kg CO2e per crate.").read_bytes())
     older = _take_record(library)
     etag = library.put(key, hostile.plain(tmp_path, "v2.pdf", "Version two: 2.22 kg CO2e per crate.").read_bytes())
-    _invoke(_take_record(library))  # SQS keeps no order: the newer event first
-    _invoke(older)
+    _invoke(library, _take_record(library))  # SQS keeps no order: the newer event first
+    _invoke(library, older)
     status = library.status(key)
     assert (status.status, status.etag) == ("indexed", etag)

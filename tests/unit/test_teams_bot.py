@@ -10,7 +10,6 @@ import pytest
 from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity, Attachment, ChannelAccount, ConversationAccount, Entity
 
-from bot_handlers.state import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
 from bot_handlers.teams import app as teams_app
 from bot_handlers.teams.client import (
     FILE_DOWNLOAD_INFO,
@@ -19,7 +18,9 @@ from bot_handlers.teams.client import (
     links_card,
     thread_conversation_id,
 )
-from lcabot import messages
+from lcabot import messages, wiring
+from lcabot.adapters.conversations import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
+from lcabot.config import Settings
 from lcabot.jobs import AnswerJob, ConversationRef, IndexJob, ReportJob
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -304,11 +305,10 @@ def test_a_channel_reply_addresses_the_reply_chain_and_links_are_escaped_cards()
 
 
 @pytest.fixture
-def entry(monkeypatch):
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues())
-    rt = teams_app.Runtime("00000000-0000-0000-0000-00000000a11d", "pw", None, bot)
-    monkeypatch.setattr(teams_app, "runtime", lambda: rt)
-    return bot
+def entry():
+    """The Teams function's dependencies: its app id, and a conversation store and job queues that remember."""
+    return wiring.build(Settings(teams_app_id="00000000-0000-0000-0000-00000000a11d", teams_app_password="pw"),
+                        conversations=FakeState(), queues=FakeQueues())
 
 
 def api_event(body: str | None, headers: dict | None = None, **extra) -> dict:
@@ -321,7 +321,7 @@ def api_event(body: str | None, headers: dict | None = None, **extra) -> dict:
                                    {"headers": {}, "body": 7}],
                          ids=["no headers", "not a dict", "headers not an object", "body not a string"])
 def test_events_that_are_not_http_api_events_get_400(entry, event):
-    assert teams_app.handler(event, None)["statusCode"] == 400
+    assert teams_app.handle(event, None, entry)["statusCode"] == 400
     assert entry.queues.sent == []
 
 
@@ -334,13 +334,13 @@ def test_a_malformed_body_without_a_token_gets_401_before_it_is_read(entry, even
         raise AssertionError("the body was read before the token was checked")
 
     monkeypatch.setattr(teams_app, "parse_body", unread)
-    assert teams_app.handler(event, None)["statusCode"] == 401
+    assert teams_app.handle(event, None, entry)["statusCode"] == 401
     assert entry.queues.sent == []
 
 
 def test_an_activity_without_authorization_gets_401_and_nothing_is_enqueued(entry):
     body = activity("What is GWP100?").serialize()
     for headers in ({}, {"Authorization": ""}):
-        response = teams_app.handler(api_event(json.dumps(body), headers), None)
+        response = teams_app.handle(api_event(json.dumps(body), headers), None, entry)
         assert response["statusCode"] == 401
-    assert entry.queues.sent == [] and entry.state.claimed == set()
+    assert entry.queues.sent == [] and entry.conversations.claimed == set()

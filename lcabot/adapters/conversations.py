@@ -1,6 +1,5 @@
-"""What the chat handlers remember between requests, in the conversations table (DynamoDB,
-``LCABOT_CONVERSATIONS_TABLE``, partition key ``pk``, sort key ``sk``, TTL attribute ``expires_at``), and the job
-queues they fill.
+"""The ``ConversationStore`` on DynamoDB: what the chat handlers remember between requests, in the conversations
+table (``Settings.conversations_table``, partition key ``pk``, sort key ``sk``, TTL attribute ``expires_at``).
 
 Items (one table, distinguished by the ``pk`` prefix):
 
@@ -20,20 +19,16 @@ Items (one table, distinguished by the ``pk`` prefix):
 from __future__ import annotations
 
 import logging
-import os
 import random
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 
 import boto3
 from botocore.exceptions import ClientError
 
-from lcabot.config import Settings
-from lcabot.errors import ConfigurationError
-from lcabot.jobs import RETRIEVAL_MODES, AnswerJob, IndexJob, ReportJob
+from lcabot.jobs import RETRIEVAL_MODES
 from lcabot.models import Turn
 
 LEASE_S = 30  # the longest a webhook invocation can run (the HTTP API's integration timeout is 30 s)
@@ -41,8 +36,6 @@ CONFLICT_RETRIES = 2  # a claim transaction cancelled by a concurrent one on the
 SEEN_TTL_S = 3 * 24 * 3600  # Slack retries for about an hour, Bot Framework for minutes; keep well beyond
 THREAD_TTL_S = 30 * 24 * 3600  # a thread older than a month starts a new conversation
 RATE_WINDOW_S = 60
-USER_LIMIT = 10  # requests per user per minute
-CHANNEL_LIMIT = 30  # requests per channel per minute
 TURN_ANSWER_CHARS = 2000  # of an answer kept as history (the follow-up resolver needs its gist, not all of it)
 # what :meth:`ConversationState.claim` found
 CLAIMED, DUPLICATE, RATE_LIMITED, NOT_IN_THREAD = "claimed", "duplicate", "rate limited", "not in a bot thread"
@@ -65,18 +58,20 @@ class Claim:
         return self.outcome == CLAIMED
 
 
-def _env(name: str) -> str:
-    value = os.environ.get(name)
-    if not value:
-        raise ConfigurationError(f"{name} is not set (the function's environment in template.yaml sets it)")
-    return value
-
-
 class ConversationState:
-    """The conversations table. Every method is one DynamoDB call."""
+    """The conversations table. Every method is one DynamoDB call.
 
-    def __init__(self, table: str, resource=None) -> None:
-        self._table = (resource or boto3.resource("dynamodb")).Table(table)
+    Args:
+        table: the table's name.
+        resource: a boto3 DynamoDB resource (default: one bounded for the webhook handlers' acknowledgement, see
+            :func:`bounded_resource`).
+        user_limit / channel_limit: requests per user and per channel per :data:`RATE_WINDOW_S`
+            (``Settings.user_rate_limit``, ``Settings.channel_rate_limit``).
+    """
+
+    def __init__(self, table: str, resource=None, *, user_limit: int = 10, channel_limit: int = 30) -> None:
+        self._table = (resource or bounded_resource()).Table(table)
+        self.user_limit, self.channel_limit = user_limit, channel_limit
 
     def claim(self, platform: str, dedupe_key: str, *, thread: tuple[str, str, str] | None = None,
               follow_up: bool = False, limit: tuple[str, str, str] | None = None) -> Claim:
@@ -88,7 +83,7 @@ class ConversationState:
         the event is a ``DUPLICATE``. With ``thread`` (team, channel, thread ts) the thread is remembered in the same
         transaction, so that follow-ups there need no mention; with ``follow_up`` the thread must already be one the
         bot answers in (``NOT_IN_THREAD`` otherwise). With ``limit`` (team, channel, user) the request is counted
-        against the per-user and per-channel limits (:data:`USER_LIMIT`, :data:`CHANNEL_LIMIT` per
+        against the per-user and per-channel limits (``user_limit``, ``channel_limit`` per
         :data:`RATE_WINDOW_S`); over either, nothing is written and the outcome is ``RATE_LIMITED``.
 
         Raises:
@@ -121,8 +116,8 @@ class ConversationState:
         if limit is not None:
             team, channel, user = limit
             window = now // RATE_WINDOW_S * RATE_WINDOW_S
-            for pk, most in ((f"rate#{platform}#{team}#user#{user}", USER_LIMIT),
-                             (f"rate#{platform}#{team}#channel#{channel}", CHANNEL_LIMIT)):
+            for pk, most in ((f"rate#{platform}#{team}#user#{user}", self.user_limit),
+                             (f"rate#{platform}#{team}#channel#{channel}", self.channel_limit)):
                 items.append({"Update": {
                     "TableName": self._table.name, "Key": {"pk": pk, "sk": str(window)},
                     "UpdateExpression": "ADD n :one SET expires_at = :exp",
@@ -190,11 +185,12 @@ class ConversationState:
             if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
 
-    def retrieval_mode(self, platform: str, team: str, channel: str, default: str | None = None) -> str:
+    def retrieval_mode(self, platform: str, team: str, channel: str, default: str) -> str:
+        """The channel's retrieval mode (``/lca-mode``), else ``default``."""
         item = self._table.get_item(Key={"pk": f"channel#{platform}#{team}#{channel}", "sk": "settings"}).get("Item")
         if item and item.get("retrieval_mode") in RETRIEVAL_MODES:
             return str(item["retrieval_mode"])
-        return default or Settings.from_env().retrieval_mode
+        return default
 
     def set_retrieval_mode(self, platform: str, team: str, channel: str, mode: str, user: str) -> None:
         """Set the channel's retrieval mode.
@@ -239,32 +235,13 @@ class ConversationState:
         return tuple(Turn(str(i["question"]), str(i["answer"])) for i in reversed(items))
 
 
-class JobQueues:
-    """Sends jobs: ``AnswerJob`` to ``LCABOT_ANSWER_QUEUE_URL``; ``ReportJob`` and ``IndexJob`` (file jobs) to
-    ``LCABOT_REPORT_QUEUE_URL``."""
-
-    def __init__(self, answer_url: str, report_url: str, client=None) -> None:
-        self._urls = {AnswerJob: answer_url, ReportJob: report_url, IndexJob: report_url}
-        self._sqs = client or boto3.client("sqs")
-
-    def send(self, job: AnswerJob | ReportJob | IndexJob) -> None:
-        self._sqs.send_message(QueueUrl=self._urls[type(job)], MessageBody=job.to_json())
-
-
-@cache
-def conversation_state() -> ConversationState:
-    """The conversations table, with a client bounded for the webhook handlers' acknowledgement (Slack's 3 s):
-    three attempts in all, 1 s to connect and 2 s to read; a DynamoDB slower than that fails the request, which
-    Slack retries."""
+def bounded_resource():
+    """A DynamoDB resource bounded for the webhook handlers' acknowledgement (Slack's 3 s): three attempts in all,
+    1 s to connect and 2 s to read; a DynamoDB slower than that fails the request, which Slack retries."""
     from botocore.config import Config
 
     config = Config(retries={"mode": "standard", "total_max_attempts": 3}, connect_timeout=1, read_timeout=2)
-    return ConversationState(_env("LCABOT_CONVERSATIONS_TABLE"), boto3.resource("dynamodb", config=config))
-
-
-@cache
-def job_queues() -> JobQueues:
-    return JobQueues(_env("LCABOT_ANSWER_QUEUE_URL"), _env("LCABOT_REPORT_QUEUE_URL"))
+    return boto3.resource("dynamodb", config=config)
 
 
 def _now() -> str:
