@@ -195,11 +195,14 @@ class ConversationStore(Protocol):
 class PlatformClient(Protocol):
     """Delivers to a chat platform (Slack, Teams, or the local outbox). Rendering is the client's job.
 
-    ``post_answer`` and ``post_files`` replace the conversation's progress message (``status_message``) when there
-    is one; ``post_progress`` updates it in place. ``history`` gives the earlier turns of the job's thread, oldest
-    first (Slack reads the thread; elsewhere the turns the job carries). ``download`` fetches a shared file's bytes
-    and raises :class:`lcabot.errors.TooLargeError` above ``limit_bytes`` (before downloading when the size is
-    known) and :class:`lcabot.errors.DocumentError` when what arrives is not the file (e.g. a login page).
+    ``post_answer``, ``post_notice`` and ``post_files`` replace the conversation's progress message
+    (``status_message``) when there is one, and post a new message otherwise; ``post_progress`` updates it in place.
+    ``post_files`` delivers every file, byte for byte under its name, with ``comment`` shown. ``history`` gives the
+    earlier turns of the job's thread, oldest first (Slack reads the thread; Teams the turns its answers kept in the
+    conversation store; the outbox the turns the job carries). ``download`` fetches a shared file's bytes and raises
+    :class:`lcabot.errors.TooLargeError` above ``limit_bytes`` (before downloading when the size is known) and
+    :class:`lcabot.errors.DocumentError` when what arrives is not a PDF (e.g. a login page).
+    ``tests/contract/platform_client_contract.py`` checks all three clients.
     """
 
     def post_answer(self, job: AnswerJob, answer: Answer) -> None: ...
