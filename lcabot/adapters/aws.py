@@ -86,13 +86,15 @@ class DynamoStatusStore:
         status written meanwhile (the outcome) is never overwritten. ``False`` when it was not written."""
         item = {k: v for k, v in asdict(status).items() if v is not None}
         item["pages_without_text"] = list(status.pages_without_text)
+        values = {":s": since.status, ":m": since.message, ":t": since.updated_at}
+        if since.etag is None:  # put writes no attribute for None: "etag = ''" would never hold
+            etag = "attribute_not_exists(etag)"
+        else:
+            etag, values[":e"] = "etag = :e", since.etag
         try:
             self._table.put_item(
-                Item=item,
-                ConditionExpression="#s = :s AND message = :m AND etag = :e AND updated_at = :t",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues={":s": since.status, ":m": since.message, ":e": since.etag or "",
-                                           ":t": since.updated_at})
+                Item=item, ConditionExpression=f"#s = :s AND message = :m AND {etag} AND updated_at = :t",
+                ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=values)
         except ClientError as err:
             if err.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise

@@ -22,6 +22,7 @@ import logging
 import random
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -67,11 +68,15 @@ class ConversationState:
             :func:`bounded_resource`).
         user_limit / channel_limit: requests per user and per channel per :data:`RATE_WINDOW_S`
             (``Settings.user_rate_limit``, ``Settings.channel_rate_limit``).
+        clock: the time in epoch seconds (leases, rate windows, expiry; tests pass their own to let a lease run out
+            without waiting).
     """
 
-    def __init__(self, table: str, resource=None, *, user_limit: int = 10, channel_limit: int = 30) -> None:
+    def __init__(self, table: str, resource=None, *, user_limit: int = 10, channel_limit: int = 30,
+                 clock: Callable[[], float] = time.time) -> None:
         self._table = (resource or bounded_resource()).Table(table)
         self.user_limit, self.channel_limit = user_limit, channel_limit
+        self._clock = clock
 
     def claim(self, platform: str, dedupe_key: str, *, thread: tuple[str, str, str] | None = None,
               follow_up: bool = False, limit: tuple[str, str, str] | None = None) -> Claim:
@@ -90,7 +95,7 @@ class ConversationState:
             botocore.exceptions.ClientError: DynamoDB failed, or transactions on the same thread or counter kept
                 conflicting (:data:`CONFLICT_RETRIES`); nothing was claimed.
         """
-        token, now = uuid.uuid4().hex, int(time.time())
+        token, now = uuid.uuid4().hex, int(self._clock())
         put = {"Put": {
             "TableName": self._table.name,
             "Item": {"pk": f"seen#{platform}", "sk": dedupe_key, "token": token,
@@ -159,7 +164,7 @@ class ConversationState:
         Raises:
             botocore.exceptions.ClientError: DynamoDB failed (the lease still guards the event until it runs out).
         """
-        now = int(time.time())
+        now = int(self._clock())
         try:
             self._table.put_item(
                 Item={"pk": f"seen#{claim.platform}", "sk": claim.dedupe_key, "token": claim.token,
@@ -222,7 +227,7 @@ class ConversationState:
         """Remember one answered question (the answer cut to :data:`TURN_ANSWER_CHARS`) for :data:`THREAD_TTL_S`."""
         self._table.put_item(Item={"pk": f"turns#{platform}#{conversation}", "sk": f"{time.time_ns():020d}",
                                    "question": question, "answer": answer[:TURN_ANSWER_CHARS],
-                                   "expires_at": int(time.time()) + THREAD_TTL_S})
+                                   "expires_at": int(self._clock()) + THREAD_TTL_S})
 
     def turns(self, platform: str, conversation: str, limit: int = 6) -> tuple[Turn, ...]:
         """The conversation's last ``limit`` turns, oldest first."""
@@ -230,7 +235,7 @@ class ConversationState:
 
         result = self._table.query(KeyConditionExpression=Key("pk").eq(f"turns#{platform}#{conversation}"),
                                    ScanIndexForward=False, Limit=limit)
-        now = time.time()
+        now = self._clock()
         items = [i for i in result.get("Items", []) if int(i.get("expires_at", 0)) > now]
         return tuple(Turn(str(i["question"]), str(i["answer"])) for i in reversed(items))
 

@@ -34,7 +34,12 @@ def render_text(answer: Answer) -> str:
 
 class LocalOutbox:
     """``PlatformClient`` appending one JSON object per delivery to ``directory/outbox.jsonl``; report files are
-    copied into ``directory/files/<channel>/``."""
+    copied into ``directory/files/<channel>/``.
+
+    Each entry has ``kind`` (``answer``, ``notice``, ``progress``, ``files``), ``channel``, ``thread_ts``, ``text``
+    and ``status_message``: the conversation's progress message the entry replaces (``answer``, ``files``) or
+    updates (``progress``), ``None`` for a new message. A reader showing the conversation applies them in order.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -42,17 +47,15 @@ class LocalOutbox:
         self._lock = threading.Lock()
 
     def post_answer(self, job: AnswerJob, answer: Answer) -> None:
-        self._append({"kind": "answer", "channel": job.conversation.channel, "thread_ts": job.conversation.thread_ts,
-                      "dedupe_key": job.dedupe_key, "question": job.question, "text": render_text(answer),
-                      **answer.to_json(), "generator": answer.generator, "notes": list(answer.notes)})
+        self._append({"kind": "answer", **_where(job.conversation), "dedupe_key": job.dedupe_key,
+                      "question": job.question, "text": render_text(answer), **answer.to_json(),
+                      "generator": answer.generator, "notes": list(answer.notes)})
 
     def post_notice(self, conversation: ConversationRef, text: str) -> None:
-        self._append({"kind": "notice", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
-                      "text": text})
+        self._append({"kind": "notice", **_where(conversation), "text": text})
 
     def post_progress(self, conversation: ConversationRef, text: str) -> None:
-        self._append({"kind": "progress", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
-                      "text": text})
+        self._append({"kind": "progress", **_where(conversation), "text": text})
 
     def history(self, job: AnswerJob) -> tuple[Turn, ...]:
         """The turns the job carries (the outbox has no threads to read)."""
@@ -63,7 +66,7 @@ class LocalOutbox:
 
         Raises:
             TooLargeError: the file is larger than ``limit_bytes``.
-            NotAPdfError: the URL is not a ``file://`` URL of an existing file.
+            NotAPdfError: the URL is not a ``file://`` URL of an existing file, or the file is not a PDF.
         """
         path = Path(unquote(urlparse(file.url).path)) if file.url.startswith("file://") else None
         if path is None or not path.is_file():
@@ -71,14 +74,16 @@ class LocalOutbox:
         if path.stat().st_size > limit_bytes:
             raise TooLargeError(file.name, f"{path.stat().st_size / 1048576:.1f} MB is above the limit of "
                                            f"{limit_bytes / 1048576:.0f} MB")
-        return path.read_bytes()
+        data = path.read_bytes()
+        if not data.startswith(b"%PDF-"):
+            raise NotAPdfError(file.name, f"{file.url!r} is not a PDF")
+        return data
 
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
         target = self.directory / "files" / _safe_name(conversation.channel)
         target.mkdir(parents=True, exist_ok=True)
         copied = [str(Path(shutil.copy2(f, target / f.name))) for f in files]
-        self._append({"kind": "files", "channel": conversation.channel, "thread_ts": conversation.thread_ts,
-                      "text": comment, "files": copied})
+        self._append({"kind": "files", **_where(conversation), "text": comment, "files": copied})
 
     def read(self) -> list[dict]:
         """Every delivery so far, oldest first."""
@@ -90,6 +95,11 @@ class LocalOutbox:
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _where(conversation: ConversationRef) -> dict[str, str | None]:
+    return {"channel": conversation.channel, "thread_ts": conversation.thread_ts,
+            "status_message": conversation.status_message}
 
 
 def _safe_name(channel: str) -> str:
