@@ -492,7 +492,7 @@ def test_a_run_outlived_by_a_change_to_its_object_leaves_the_library_as_the_buck
     library.put(key, hostile.plain(tmp_path, "r1.pdf", "Race, first edition: 1.11 kg CO2e per crate.").read_bytes())
     first = _take_record(library)
     reached, release = _held_first_read(monkeypatch, key)
-    run = threading.Thread(target=_invoke, args=(first,))
+    run = threading.Thread(target=_invoke, args=(library, first))
     run.start()
     assert reached.wait(60)
     if meanwhile == "a new version is indexed":
