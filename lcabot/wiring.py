@@ -87,7 +87,16 @@ class Deps:
 
     @cached_property
     def index(self):  # -> SearchIndex
+        """The library index for writing (made when missing, with the embedder's dimension)."""
         return build_index(self.settings, self.embedder.dimension)
+
+    @cached_property
+    def search_index(self):  # -> SearchIndex
+        """The library index for reading: never made (a library never made reads as empty) and opened without
+        loading the embedding model."""
+        if "index" in self.__dict__:
+            return self.index
+        return build_index(self.settings, create=False)
 
     def bucket(self, name: str):  # -> S3ObjectStore
         """The S3 bucket ``name`` as an ``ObjectStore`` (a job's file names its own bucket)."""
@@ -119,7 +128,7 @@ class Deps:
 
     @cached_property
     def answerer(self):  # -> Answerer
-        return build_answerer(self.model_settings, self.index, self.embedder, self.artifacts)
+        return build_answerer(self.model_settings, self.search_index, self.embedder, self.artifacts)
 
     # ---------------------------------------------------------------- chat
     @cached_property

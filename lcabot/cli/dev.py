@@ -25,6 +25,7 @@ from rich.markup import escape
 
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import ConfigurationError
+from lcabot.wiring import Deps
 
 console = Console(soft_wrap=True)
 DEFAULT_PORT = 5055
@@ -59,11 +60,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _guarded(command):
     """The command, with a lost connection to the local stack (stopped mid-wait) as a one-line error."""
 
-    def run(args: argparse.Namespace, settings: Settings) -> int:
+    def run(args: argparse.Namespace, deps: Deps) -> int:
         from botocore.exceptions import EndpointConnectionError
 
         try:
-            return command(args, settings)
+            return command(args, deps.settings)
         except EndpointConnectionError:
             raise ConfigurationError("the local stack stopped (restart it with `lcabot dev`)") from None
 
@@ -77,9 +78,11 @@ def port_number(text: str) -> int:
     return value
 
 
-def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_serve(args: argparse.Namespace, deps: Deps) -> int:
     from lcabot.dev import loop as devloop
     from lcabot.dev import stack as devstack
+
+    settings = deps.settings
 
     if not args.template.is_file():
         raise ConfigurationError(f"{args.template} not found: run `lcabot dev` from the repository root "

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from pathlib import Path
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lcabot import messages, wiring
-from lcabot.config import Settings
-from lcabot.errors import ObjectNotFoundError
+from lcabot import messages
 from lcabot.graph import ontology
-from lcabot.graph.build import FRAGMENT_PREFIX, load, rebuild, stats, valid_fragment, write_fragment
-from lcabot.graph.fragments import FORMAT, fragment_key
+from lcabot.graph.build import load, stats
+from lcabot.graph.sync import sync_fragments
+from lcabot.wiring import Deps
 
 console = Console(soft_wrap=True)
 
@@ -35,71 +33,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sh.set_defaults(func=cmd_show)
 
 
-def sync_fragments(settings: Settings, index, embedder, progress=print) -> dict:
-    """Make the local artifacts match the index: a fragment for every indexed document that lacks a current one
-    (re-parsing its file), none for documents no longer indexed, then the merged graph. A stopped build resumes
-    where it stopped: documents whose fragment is current are skipped.
-
-    Returns:
-        ``{"extracted", "removed", "skipped_missing_file", "seconds", "rounds"}``.
-    """
-    from lcabot.ingest.chunking import chunk_document
-    from lcabot.ingest.pdf import ParsedDocument
-    from lcabot.ingest.pipeline import parse_document
-
-    started = time.perf_counter()
-    store = wiring.build_artifacts(settings)
-    onto = ontology.load()
-    extractor = wiring.build_graph_extractor(settings)
-    documents = index.documents()
-    wanted = {fragment_key(d.source_key): d for d in documents}
-    extracted = missing = 0
-    for key, record in wanted.items():
-        if _current(store, key, record.doc_id):
-            continue
-        path = Path(record.source_key)
-        if not path.is_file():
-            missing += 1
-            progress(f"skipped {record.source}: its file {path} is gone (remove it with `lcabot remove`)")
-            continue
-        parsed = parse_document(path.read_bytes(), record.source, settings.max_pdf_mb, settings.max_pages)
-        if isinstance(parsed, ParsedDocument):
-            write_fragment(store, record, chunk_document(parsed, record.doc_id, record.source), extractor, onto)
-            extracted += 1
-            progress(f"graph fragment of {record.source}")
-    removed = 0
-    indexed = {fragment_key(d.source_key) for d in index.documents()}  # now: an ingest may have run meanwhile
-    for key in store.keys(FRAGMENT_PREFIX):
-        if key not in indexed:
-            store.delete(key)
-            removed += 1
-    result = rebuild(store, onto, embedder)
-    return {"extracted": extracted, "removed": removed, "skipped_missing_file": missing,
-            "seconds": time.perf_counter() - started, "rounds": result.rounds}
-
-
-def _current(store, key: str, doc_id: str) -> bool:
-    try:
-        fragment = json.loads(store.get(key))
-    except (ObjectNotFoundError, ValueError):  # missing, not JSON, not UTF-8: extract again
-        return False
-    return valid_fragment(fragment) and fragment["doc_id"] == doc_id and fragment["format"] == FORMAT
-
-
-def cmd_build(args: argparse.Namespace, settings: Settings) -> int:
-    embedder = wiring.build_embedder(settings)
-    done = sync_fragments(settings, wiring.build_index(settings), embedder,
-                          progress=lambda text: console.print(escape(text)))
-    figures = stats(load(wiring.build_artifacts(settings)))
+def cmd_build(args: argparse.Namespace, deps: Deps) -> int:
+    done = sync(deps, progress=lambda text: console.print(escape(text)))
+    figures = stats(load(deps.artifacts))
     console.print(f"graph: {figures['nodes']} nodes, {figures['edges']} edges from {figures['documents']} documents "
                   f"({done['extracted']} extracted, {done['removed']} removed) in {done['seconds']:.1f} s")
     return 0
 
 
-def _graph(settings: Settings):
+def sync(deps: Deps, progress: Callable[[str], object]) -> dict:
+    """:func:`lcabot.graph.sync.sync_fragments` on ``deps``' library."""
+    s = deps.settings
+    return sync_fragments(deps.index, deps.artifacts, deps.graph_extractor, deps.embedder, max_pdf_mb=s.max_pdf_mb,
+                          max_pages=s.max_pages, progress=progress)
+
+
+def _graph(deps: Deps):
     """The local merged graph, or ``None`` after telling the user how to build one."""
     try:
-        graph = load(wiring.build_artifacts(settings))
+        graph = load(deps.artifacts)
     except (ValueError, KeyError, TypeError):
         console.print(messages.graph_unreadable())
         return None
@@ -108,8 +60,8 @@ def _graph(settings: Settings):
     return graph
 
 
-def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    graph = _graph(settings)
+def cmd_stats(args: argparse.Namespace, deps: Deps) -> int:
+    graph = _graph(deps)
     if graph is None:
         return 1
     figures = stats(graph)
@@ -138,8 +90,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    graph = _graph(settings)
+def cmd_show(args: argparse.Namespace, deps: Deps) -> int:
+    graph = _graph(deps)
     if graph is None:
         return 1
     node = find_node(graph, args.entity)

@@ -16,6 +16,7 @@ from lcabot import messages, wiring
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import ConfigurationError, LibraryBusyError, QuestionError
 from lcabot.models import Answer, Turn
+from lcabot.wiring import Deps
 
 console = Console(soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         err_console.print(f"[red]configuration error:[/] {escape(str(err))}")
         return 2
     try:
-        return int(args.func(args, settings) or 0)
+        return int(args.func(args, wiring.build(settings)) or 0)
     except (ConfigurationError, QuestionError, LibraryBusyError) as err:
         err_console.print(f"[red]{escape(str(err))}[/]")
         return 2
@@ -95,7 +96,7 @@ def _mode_flags(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(mode=None)
 
 
-def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_ingest(args: argparse.Namespace, deps: Deps) -> int:
     from lcabot.cli import graph as graphcli
     from lcabot.graph import ontology
     from lcabot.graph.build import write_fragment
@@ -105,9 +106,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     if not files:
         err_console.print("[red]no PDF found[/] in " + ", ".join(str(p) for p in args.paths))
         return 1
-    embedder = wiring.build_embedder(settings)
-    index = wiring.build_index(settings)
-    artifacts, extractor = wiring.build_artifacts(settings), wiring.build_graph_extractor(settings)
+    settings, embedder, index = deps.settings, deps.embedder, deps.index
+    artifacts, extractor = deps.artifacts, deps.graph_extractor
     onto = ontology.load()
     failed = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -122,16 +122,15 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             if result.record is not None:
                 write_fragment(artifacts, result.record, result.chunks, extractor, onto)
             progress.advance(task)
-    graphcli.sync_fragments(settings, index, embedder, progress=lambda text: err_console.print(escape(text)))
+    graphcli.sync(deps, progress=lambda text: err_console.print(escape(text)))
     docs = index.documents()
     console.print(f"library: {len(docs)} documents, {sum(d.n_pages for d in docs)} pages, "
                   f"{sum(d.n_chunks for d in docs)} chunks in {settings.home}")
     return 1 if failed else 0
 
 
-def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    answerer = wiring.build_answerer(settings)
-    answer = answerer.ask(args.question, k=args.k or settings.top_k, mode=args.mode)
+def cmd_ask(args: argparse.Namespace, deps: Deps) -> int:
+    answer = deps.answerer.ask(args.question, k=args.k or deps.settings.top_k, mode=args.mode)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -139,8 +138,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
-    answerer = wiring.build_answerer(settings)
+def cmd_chat(args: argparse.Namespace, deps: Deps) -> int:
+    answerer, settings = deps.answerer, deps.settings
     history: list[Turn] = []
     console.print("[bold]lcabot chat[/] — ask about your LCA library; follow-ups use the conversation. "
                   "Empty line or Ctrl-D to quit.")
@@ -177,9 +176,8 @@ def print_answer(answer: Answer) -> None:
     console.print(f"[dim]mode: {answer.retrieval_mode}, answered by: {answer.generator}[/]")
 
 
-def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    index = wiring.build_index(settings, create=False)
-    docs = index.documents()
+def cmd_sources(args: argparse.Namespace, deps: Deps) -> int:
+    docs = deps.search_index.documents()
     if not docs:
         console.print(messages.abstain_empty_library())
         return 0
@@ -198,8 +196,8 @@ def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
-    index = wiring.build_index(settings, create=False)
+def cmd_remove(args: argparse.Namespace, deps: Deps) -> int:
+    index = deps.search_index
     matches = [d for d in index.documents() if args.doc in (d.doc_id, d.source, d.source_key)]
     if len(matches) != 1:
         problem = "no indexed document" if not matches else f"{len(matches)} documents"
@@ -208,15 +206,15 @@ def cmd_remove(args: argparse.Namespace, settings: Settings) -> int:
     from lcabot.cli import graph as graphcli
 
     index.delete_document(matches[0].doc_id)
-    graphcli.sync_fragments(settings, index, wiring.build_embedder(settings), progress=lambda _text: None)
+    graphcli.sync(deps, progress=lambda _text: None)
     console.print(f"removed {matches[0].source} ({matches[0].n_chunks} chunks)")
     return 0
 
 
-def cmd_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_eval_retrieval(args: argparse.Namespace, deps: Deps) -> int:
     from lcabot.evaluation.retrieval import evaluate_retrieval, load_questions
 
-    answerer = wiring.build_answerer(settings)
+    answerer = deps.answerer
     modes = ("rag", "rag+graph") if args.mode == "both" else (args.mode,)
     rows = load_questions(args.questions)
     reports = {mode: evaluate_retrieval(rows, answerer, k=args.k, mode=mode) for mode in modes}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from lcabot import messages, wiring
-from lcabot.config import Settings
+from lcabot import messages
 from lcabot.errors import DocumentError
+from lcabot.wiring import Deps
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rep.set_defaults(func=cmd_report)
 
 
-def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_report(args: argparse.Namespace, deps: Deps) -> int:
     """Exit 0 with the written paths and a summary (with the report's notes); exit 2 with a one-line reason for an
     unusable file or an output directory that cannot be written."""
     from lcabot.report import write_report
@@ -48,8 +48,8 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     try:
         # a spinner on stderr while the study is read (about 1 s per page; only on a terminal)
         with Console(stderr=True).status(messages.report_started(args.study.name)):
-            files = write_report(data, args.study.name, args.out, settings=settings,
-                                 embedder=wiring.build_embedder(settings))
+            files = write_report(data, args.study.name, args.out, settings=deps.model_settings,
+                                 embedder=deps.embedder)
     except DocumentError as err:
         print(messages.report_refused(str(err)), file=sys.stderr)
         return 2

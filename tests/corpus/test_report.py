@@ -251,14 +251,13 @@ def test_docx_opens_with_headings_and_tables_and_chart_is_a_png(reports, name):
         assert image.size[0] > 400 and image.size[1] > 200
 
 
-def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, monkeypatch, capsys):
+def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, capsys):
     from lcabot import wiring
 
-    monkeypatch.setattr(wiring, "build_embedder", lambda settings: embedder)
     parser = argparse.ArgumentParser()
     reportcli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["report", str(STUDIES / POLYPROPYLENE), "-o", str(tmp_path / "out")])
-    assert args.func(args, Settings(home=tmp_path / "home")) == 0
+    assert args.func(args, wiring.build(Settings(home=tmp_path / "home"), embedder=embedder)) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [Path(p).suffix for p in lines[:3]] == [".md", ".docx", ".png"]
     assert all(Path(p).is_file() for p in lines[:3])
@@ -367,27 +366,25 @@ def test_a_study_above_the_report_page_limit_is_refused_before_parsing(tmp_path:
     assert not (tmp_path / "out").exists()
 
 
-def _cli(argv: list[str], tmp_path: Path) -> int:
+def _cli(argv: list[str], tmp_path: Path, embedder) -> int:
+    from lcabot import wiring
+
     parser = argparse.ArgumentParser()
     reportcli.add_parser(parser.add_subparsers())
     args = parser.parse_args(argv)
-    return args.func(args, Settings(home=tmp_path / "home"))
+    return args.func(args, wiring.build(Settings(home=tmp_path / "home"), embedder=embedder))
 
 
-def test_cli_output_that_cannot_be_written_is_one_line_and_leaves_no_file(tmp_path: Path, embedder, monkeypatch,
-                                                                          capsys):
-    from lcabot import wiring
-
-    monkeypatch.setattr(wiring, "build_embedder", lambda settings: embedder)
+def test_cli_output_that_cannot_be_written_is_one_line_and_leaves_no_file(tmp_path: Path, embedder, capsys):
     study = _study_pdf(tmp_path / "study.pdf", INJECTED[:3])
     (tmp_path / "afile").write_text("x")
-    assert _cli(["report", str(study), "-o", str(tmp_path / "afile" / "sub")], tmp_path) == 2
+    assert _cli(["report", str(study), "-o", str(tmp_path / "afile" / "sub")], tmp_path, embedder) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{tmp_path / 'afile' / 'sub'}: the report files cannot be written there (")
     assert "Traceback" not in err
 
     out = tmp_path / "out"
     (out / "study-cfp-report.docx").mkdir(parents=True)  # the Word file's path is taken by a directory
-    assert _cli(["report", str(study), "-o", str(out)], tmp_path) == 2
+    assert _cli(["report", str(study), "-o", str(out)], tmp_path, embedder) == 2
     assert "cannot be written there" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["study-cfp-report.docx"]  # no half-written report
