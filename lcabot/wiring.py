@@ -105,7 +105,7 @@ class Deps:
         return self.once(f"bucket:{name}", lambda: S3ObjectStore(name))
 
     @cached_property
-    def library(self):  # -> ObjectStore
+    def documents(self):  # -> ObjectStore
         """The library bucket (``library/<perspective>/<name>.pdf``)."""
         return self.bucket(self.required(self.settings.library_bucket, "LCABOT_LIBRARY_BUCKET"))
 
@@ -121,6 +121,17 @@ class Deps:
         from lcabot.adapters.aws import DynamoStatusStore
 
         return DynamoStatusStore(self.required(self.settings.status_table, "LCABOT_STATUS_TABLE"))
+
+    @cached_property
+    def library(self):  # -> Library
+        """The ingest use case: on the library bucket with its status table when the settings name them (the ingest
+        Lambda), else on local files (``lcabot ingest``)."""
+        from lcabot.ingest.library import Library
+
+        s = self.settings
+        return Library(documents=self.documents if s.library_bucket else None, artifacts=self.artifacts,
+                       index=self.index, embedder=self.embedder, status=self.status if s.status_table else None,
+                       settings=self.model_settings, extractor=self.graph_extractor)
 
     @cached_property
     def graph_extractor(self):  # -> OfflineExtractor | ClaudeExtractor

@@ -33,7 +33,7 @@ from bot_handlers.platforms import deployed
 from lambdas import runtime
 from lcabot import messages
 from lcabot.errors import IndexWriteError
-from lcabot.ingest.library import Library, ObjectChange, in_library, parse_s3_notification
+from lcabot.ingest.library import ObjectChange, in_library, parse_s3_notification
 from lcabot.jobs import CONVERSATION_METADATA, MalformedJobError, parse_conversation
 from lcabot.models import DocumentStatus
 from lcabot.wiring import Deps
@@ -48,13 +48,6 @@ DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the st
 PAGES_PER_S = 0.5
 
 
-def library(deps: Deps) -> Library:
-    """The library use case on the deployment's buckets, index, status table and graph extractor."""
-    return deps.once("library", lambda: Library(
-        documents=deps.library, artifacts=deps.artifacts, index=deps.index, embedder=deps.embedder,
-        status=deps.status, settings=deps.model_settings, extractor=deps.graph_extractor))
-
-
 def _idempotent_apply(deps: Deps):
     def build():
         persistence, config = runtime.idempotency(deps)
@@ -66,9 +59,9 @@ def _idempotent_apply(deps: Deps):
                 earlier = deps.status.get(fields["key"])
                 if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
                     return _outcome(earlier)  # the same version ran out of time before: it would again
-                current = deps.library.head(fields["key"])
+                current = deps.documents.head(fields["key"])
                 if current is None or current.etag != fields["etag"]:  # a late event: the library says it is
-                    return _outcome(library(deps).apply(ObjectChange(**fields), change.get("max_pages")))  # skipped
+                    return _outcome(deps.library.apply(ObjectChange(**fields), change.get("max_pages")))  # skipped
                 source = posixpath.basename(fields["key"])
                 # on the last delivery, what is recorded first is what holds should this run, too, be stopped
                 # without a word (out of memory: no handler runs); the outcome replaces it
@@ -77,7 +70,7 @@ def _idempotent_apply(deps: Deps):
                     DocumentStatus(fields["key"], "indexing", messages.indexing(source), etag=fields["etag"])
                 deps.status.put(start)
                 started.append(start)
-            return _outcome(library(deps).apply(ObjectChange(**fields), change.get("max_pages")))
+            return _outcome(deps.library.apply(ObjectChange(**fields), change.get("max_pages")))
 
         return apply
 
@@ -163,7 +156,7 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, 
 def _tell_sharer(key: str, etag: str, text: str, deps: Deps) -> None:
     """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
     it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
-    info = deps.library.head(key)
+    info = deps.documents.head(key)
     raw = (info.metadata.get(CONVERSATION_METADATA) if info and info.etag == etag else None)
     if not raw:
         return

@@ -78,7 +78,7 @@ def index(job: IndexJob, deps: Deps) -> dict:
     key = library_key(job)
     metadata = {CONVERSATION_METADATA: json.dumps(conversation_json(job.conversation), ensure_ascii=True)}
     try:
-        deps.library.put(key, data, "application/pdf", metadata=metadata, if_absent=True)
+        deps.documents.put(key, data, "application/pdf", metadata=metadata, if_absent=True)
     except ObjectExistsError:  # a document shared from chat never replaces one already in the library
         client.post_notice(job.conversation, messages.index_exists(PurePosixPath(key).name, key))
         return {"delivered": "notice", "reason": "exists"}

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from lcabot import messages, wiring
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.errors import ConfigurationError, LibraryBusyError, QuestionError
+from lcabot.errors import ConfigurationError, IndexWriteError, QuestionError
 from lcabot.models import Answer, Turn
 from lcabot.wiring import Deps
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args, wiring.build(settings)) or 0)
-    except (ConfigurationError, QuestionError, LibraryBusyError) as err:
+    except (ConfigurationError, QuestionError, IndexWriteError) as err:
         err_console.print(f"[red]{escape(str(err))}[/]")
         return 2
     except KeyboardInterrupt:
@@ -97,35 +97,26 @@ def _mode_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace, deps: Deps) -> int:
-    from lcabot.cli import graph as graphcli
-    from lcabot.graph import ontology
-    from lcabot.graph.build import write_fragment
-    from lcabot.ingest.pipeline import discover_pdfs, ingest_paths
+    from lcabot.ingest.pipeline import discover_pdfs
 
     files = discover_pdfs(args.paths)
     if not files:
         err_console.print("[red]no PDF found[/] in " + ", ".join(str(p) for p in args.paths))
         return 1
-    settings, embedder, index = deps.settings, deps.embedder, deps.index
-    artifacts, extractor = deps.artifacts, deps.graph_extractor
-    onto = ontology.load()
     failed = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console, transient=True) as progress:
         task = progress.add_task(f"ingesting {len(files)} file(s)", total=len(files))
-        for result in ingest_paths(files, perspective=args.perspective, index=index, embedder=embedder,
-                                   settings=settings):
+        for result in deps.library.add_files(files, args.perspective,
+                                             progress=lambda text: err_console.print(escape(text))):
             style = {"failed": "red", "unchanged": "dim"}.get(result.status, "green")
             text = f"not indexed — {result.message}" if result.status == "failed" else result.message
             progress.console.print(f"[{style}]{escape(text)}[/]")
             failed += result.status == "failed"
-            if result.record is not None:
-                write_fragment(artifacts, result.record, result.chunks, extractor, onto)
             progress.advance(task)
-    graphcli.sync(deps, progress=lambda text: err_console.print(escape(text)))
-    docs = index.documents()
+    docs = deps.index.documents()
     console.print(f"library: {len(docs)} documents, {sum(d.n_pages for d in docs)} pages, "
-                  f"{sum(d.n_chunks for d in docs)} chunks in {settings.home}")
+                  f"{sum(d.n_chunks for d in docs)} chunks in {deps.settings.home}")
     return 1 if failed else 0
 
 

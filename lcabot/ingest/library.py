@@ -1,7 +1,9 @@
-"""The library: S3 object events → the index, the graph fragments and the document status.
+"""The library, the one ingest use case: a PDF → parse → chunks → embeddings → the index → its graph fragment → the
+merged graph (→ its status, for a bucket).
 
-This is what the ingest Lambda runs for each S3 notification (delivered through SQS), and what ``lcabot dev``
-runs locally. Ports only: the object stores, index, embedder and status store are passed in.
+:meth:`Library.apply` is what the ingest Lambda runs for each S3 notification (delivered through SQS), and what
+``lcabot dev`` runs locally; :meth:`Library.add_files` is ``lcabot ingest`` on local files. Ports only: the object
+stores, index, embedder and status store are passed in.
 
 Event rules (DESIGN.md §4):
 
@@ -18,19 +20,20 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from urllib.parse import unquote_plus
 
 from lcabot import graph, messages
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.errors import IndexWriteError, LcabotError, ObjectNotFoundError, TooLargeError
+from lcabot.errors import LcabotError, ObjectNotFoundError, TooLargeError
 from lcabot.graph import ontology
 from lcabot.graph.build import rebuild, write_fragment
 from lcabot.graph.extract import GraphExtractor, OfflineExtractor
 from lcabot.ingest.chunking import chunk_document
 from lcabot.ingest.pdf import ParsedDocument
-from lcabot.ingest.pipeline import ingest_bytes, parse_document
+from lcabot.ingest.pipeline import IngestResult, ingest_bytes, ingest_paths, parse_document
 from lcabot.models import Chunk, DocumentRecord, DocumentStatus
 from lcabot.ports import Embedder, ObjectStore, SearchIndex, StatusStore
 
@@ -120,17 +123,18 @@ def in_library(key: str) -> bool:
 
 
 class Library:
-    """Applies object changes to the index, the graph fragments and the status store.
+    """Applies object changes (or local files) to the index, the graph fragments and the status store.
 
     Args:
-        documents: the library bucket (the PDFs).
-        artifacts: the artifacts bucket: graph fragments under ``graph/fragments/`` and the merged graph
+        documents: the library bucket (the PDFs); ``None`` for a library of local files.
+        artifacts: graph fragments under ``graph/fragments/`` and the merged graph
             (:data:`lcabot.graph.build.MERGED_KEY`), rebuilt after every change to a fragment.
+        status: the document statuses of a bucket's library; ``None`` for local files.
         extractor: concept and relation extraction for fragments (default: the offline alias-map extractor).
     """
 
-    def __init__(self, documents: ObjectStore, artifacts: ObjectStore, index: SearchIndex, embedder: Embedder,
-                 status: StatusStore, settings: Settings, extractor: GraphExtractor | None = None) -> None:
+    def __init__(self, documents: ObjectStore | None, artifacts: ObjectStore, index: SearchIndex, embedder: Embedder,
+                 status: StatusStore | None, settings: Settings, extractor: GraphExtractor | None = None) -> None:
         self.documents = documents
         self.artifacts = artifacts
         self.index = index
@@ -139,6 +143,27 @@ class Library:
         self.settings = settings
         self.ontology = ontology.load()
         self.extractor = extractor or OfflineExtractor(self.ontology)
+
+    def add_files(self, paths: Sequence[Path], perspective: str,
+                  progress: Callable[[str], object] = print) -> Iterator[IngestResult]:
+        """Ingest local files (``lcabot ingest``), one result per file in order: each parsed (in a worker process
+        while the one before is embedded), indexed and given its graph fragment; then the fragments of documents no
+        longer indexed (or missing theirs) are brought in step and the merged graph rebuilt once
+        (:func:`lcabot.graph.sync.sync_fragments`, which reports through ``progress``).
+
+        Raises:
+            lcabot.errors.IndexWriteError: the index refused a write (the files before it stay indexed).
+            ValueError: unknown ``perspective``.
+        """
+        from lcabot.graph.sync import sync_fragments
+
+        for result in ingest_paths(paths, perspective=perspective, index=self.index, embedder=self.embedder,
+                                   settings=self.settings):
+            if result.record is not None:
+                write_fragment(self.artifacts, result.record, result.chunks, self.extractor, self.ontology)
+            yield result
+        sync_fragments(self.index, self.artifacts, self.extractor, self.embedder, max_pdf_mb=self.settings.max_pdf_mb,
+                       max_pages=self.settings.max_pages, progress=progress)
 
     def apply(self, change: ObjectChange, max_pages: int | None = None) -> DocumentStatus | None:
         """Apply one change; returns the status recorded, or ``None`` for a key outside the library.
@@ -153,6 +178,8 @@ class Library:
         """
         if not in_library(change.key):
             return None
+        if self.documents is None or self.status is None:
+            raise TypeError("a library of local files has no object changes (Library.add_files)")
         status = self._created(change, max_pages) if change.action == "created" else self._removed(change)
         if status.reason == "superseded" and self.status.get(change.key) is not None:
             return status  # a late event of an older version: the newer version's status stands
@@ -179,8 +206,6 @@ class Library:
             replace(self.settings, max_pages=max_pages)
         result = ingest_bytes(data, source=source, source_key=key, perspective=perspective, index=self.index,
                               embedder=self.embedder, settings=settings)
-        if result.reason == "index_error":
-            raise IndexWriteError(result.message)
         if result.record is not None:
             self._write_fragment(result.record, result.chunks)
             # the object may have changed while it was read and indexed (a run takes minutes, and SQS keeps no

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lcabot import messages
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.errors import DocumentError, IndexWriteError, NotAPdfError, TooLargeError
+from lcabot.errors import DocumentError, NotAPdfError, TooLargeError
 from lcabot.ingest.chunking import chunk_document, embedding_text
 from lcabot.ingest.pdf import ParsedDocument, parse_pdf
 from lcabot.models import Chunk, DocumentRecord
@@ -57,6 +57,9 @@ def ingest_bytes(
     settings: Settings,
 ) -> IngestResult:
     """Ingest one PDF. Never raises for a bad document: the failure is returned and the index is untouched.
+
+    Raises:
+        lcabot.errors.IndexWriteError: the index refused the write (it keeps the previous version).
 
     Args:
         data: the PDF's bytes.
@@ -112,10 +115,7 @@ def _index_parsed(parsed: ParsedDocument | DocumentError, doc_id: str, source: s
         n_pages=len(parsed.page_texts), n_chunks=len(chunks), pages_without_text=tuple(parsed.pages_without_text),
         page_labels=tuple(parsed.page_labels),
     )
-    try:
-        index.upsert_document(record, chunks, vectors, parsed.page_texts)
-    except IndexWriteError as err:
-        return IngestResult(source, "failed", reason="index_error", message=str(err))
+    index.upsert_document(record, chunks, vectors, parsed.page_texts)  # IndexWriteError: the caller's to handle
     status = "replaced" if replacing else "indexed"
     return IngestResult(source, status, doc_id, record.n_pages, record.n_chunks, record.pages_without_text,
                         message=messages.ingested(record, status), record=record, chunks=tuple(chunks))

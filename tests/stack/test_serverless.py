@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from functools import partial
 
 import pytest
 
+from bot_handlers import platforms
 from lcabot import graph, messages
 from lcabot.adapters.outbox import LocalOutbox
 from lcabot.graph import build
@@ -325,12 +327,13 @@ def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_t
     key = "library/public/South Tyrolean apple.pdf"
     dlq = library.dlq_depth("IngestDeadLetterQueue")
 
-    def broken(deps):
-        raise RuntimeError("the OpenSearch domain refused the connection")
+    class Unreachable:  # the library as it is when its index cannot be reached
+        def apply(self, change, max_pages=None):
+            raise RuntimeError("the OpenSearch domain refused the connection")
 
-    monkeypatch.setattr(ingest_app, "library", broken)
+    deps = platforms.build(library.settings, library=Unreachable())
     library.put(key, APPLE)
-    poller = library.poller("IngestQueue", library.ingest_handler())
+    poller = library.poller("IngestQueue", partial(ingest_app.handle, deps=deps))
     assert poller.poll_once() == (1, 1)
     assert (library.status(key).status, library.status(key).message) == ("indexing",
                                                                           messages.indexing("South Tyrolean apple.pdf"))

@@ -554,8 +554,9 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
         with recorder.acting_as(None):
             s3.delete_object(Bucket=library_bucket, Key=study)
         assert ingest(s3_event(library_bucket, study)) == []  # and the copy is indexed in its place
-        patch.setattr(ingest_app, "library", fail)
-        assert len(ingest(s3_event(library_bucket, copy, put(library_bucket, copy)))) == 1  # the record fails
+        failing = wiring.build(settings, library=Failing())
+        event = sqs_event(s3_event(library_bucket, copy, put(library_bucket, copy)))
+        assert len(ingest_app.handle(event, LambdaContext("IngestFunction"), failing)["batchItemFailures"]) == 1
 
     with acting_as("AnswerFunctionRole"):  # the graph exists now; Teams turns
         assert answer(job(1)) == []  # a duplicate delivery
@@ -609,8 +610,11 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
     assert any("was not found" in str(p) for p in platform.posted)
 
 
-def fail(deps: Any) -> Any:
-    raise RuntimeError("the function failed")
+class Failing:
+    """A library whose every change fails (the record goes back to the queue)."""
+
+    def apply(self, change: Any, max_pages: int | None = None) -> Any:
+        raise RuntimeError("the function failed")
 
 
 def test_the_scenario_makes_only_calls_it_can_name(scenario: Scenario) -> None:
