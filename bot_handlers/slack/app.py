@@ -31,6 +31,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 
+from bot_handlers.dispatch import FileJobs, Reply, decide
 from bot_handlers.intent import MODE_WORDS, parse_intent
 from bot_handlers.platforms import deployed
 from bot_handlers.slack import blocks
@@ -38,7 +39,7 @@ from bot_handlers.slack.client import SlackCredentials, slack_credentials, web_c
 from lcabot import messages
 from lcabot.adapters.conversations import DUPLICATE, NOT_IN_THREAD, RATE_LIMITED, Claim, ConversationState
 from lcabot.adapters.queues import JobQueues
-from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
 if TYPE_CHECKING:
     from lcabot.wiring import Deps
@@ -146,10 +147,12 @@ class _Replies:
 class SlackBot:
     """The listeners' logic, bound to a conversation state store and the job queues."""
 
-    def __init__(self, state: ConversationState, queues: JobQueues, library_channels: frozenset[str] = frozenset()):
+    def __init__(self, state: ConversationState, queues: JobQueues, library_channels: frozenset[str] = frozenset(),
+                 default_mode: str = "rag+graph"):
         self.state = state
         self.queues = queues
         self.library_channels = library_channels
+        self.default_mode = default_mode  # a channel's retrieval mode until /lca-mode sets one (Settings)
 
     # ---------------------------------------------------------------- messages
     def on_mention(self, event: dict, context: BoltContext, client: WebClient) -> None:
@@ -239,20 +242,18 @@ class SlackBot:
         intent = parse_intent(_text(event, "text"), library_channel=channel in self.library_channels,
                               has_file=bool(pdfs))
         conversation = ConversationRef("slack", channel, thread, team)
-        if files and not pdfs:
-            replies.say(messages.only_pdfs(files[0].get("name") or "the file"))
-        elif intent.kind in ("report", "index") and not pdfs:
-            replies.say(messages.file_missing(
-                "make a report" if intent.kind == "report" else "add a document to the library"))
-        elif intent.kind in ("report", "index"):
-            for n, file in enumerate(pdfs):
+        action = decide(intent, files, pdfs, lambda f: f.get("name") or "", platform="slack")
+        if isinstance(action, Reply):
+            replies.say(action.text)
+        elif isinstance(action, FileJobs):
+            for n, file in enumerate(action.pdfs):
                 ref = file_ref(file)
                 key = f"{dedupe_key}:{file.get('id') or n}"
-                started = messages.report_started(ref.name) if intent.kind == "report" else \
-                    messages.index_started(ref.name, intent.perspective)
+                started = messages.index_started(ref.name, action.perspective) if action.index else \
+                    messages.report_started(ref.name)
                 target = replace(conversation, status_message=replies.placeholder(started))
-                job = ReportJob(key, target, user, ref) if intent.kind == "report" else \
-                    IndexJob(key, target, user, ref, intent.perspective)
+                job = IndexJob(key, target, user, ref, action.perspective) if action.index else \
+                    ReportJob(key, target, user, ref)
                 try:
                     self.queues.send(job)
                 except Exception:
@@ -263,16 +264,10 @@ class SlackBot:
                     replies.replace(target.status_message or "", messages.not_queued(ref.name))
                     continue
                 replies.keep(target.status_message or "")
-        elif pdfs:
-            replies.say(messages.pdf_needs_intent(pdfs[0].get("name") or "the PDF"))
-        elif intent.kind == "help":
-            replies.say(messages.chat_help())
-        elif len(intent.text) > MAX_QUESTION_CHARS:  # refused here, not queued to be refused by the worker
-            replies.say(messages.question_too_long(len(intent.text), MAX_QUESTION_CHARS))
         else:
             target = replace(conversation, status_message=replies.placeholder(messages.searching()))
-            self.queues.send(AnswerJob(dedupe_key=dedupe_key, user=user, question=intent.text,
-                                       retrieval_mode=intent.mode, conversation=target))
+            self.queues.send(AnswerJob(dedupe_key=dedupe_key, user=user, question=action.text,
+                                       retrieval_mode=action.mode, conversation=target))
 
     # ---------------------------------------------------------------- commands and interactivity
     def on_report_command(self, ack, body: dict, client: WebClient) -> None:
@@ -344,7 +339,7 @@ class SlackBot:
             self.state.set_retrieval_mode("slack", team, channel, MODE_WORDS[choice], user)
             ack(text=messages.mode_set(MODE_WORDS[choice]))
         else:
-            ack(text=messages.mode_is(self.state.retrieval_mode("slack", team, channel)))
+            ack(text=messages.mode_is(self.state.retrieval_mode("slack", team, channel, self.default_mode)))
 
     def on_feedback(self, ack, body: dict, action: dict, context: BoltContext, client: WebClient) -> None:
         ack()
@@ -390,7 +385,8 @@ def request_handler(deps: Deps) -> SlackRequestHandler:
     """Bolt's Lambda adapter for ``deps``, built at their first request."""
     def build() -> SlackRequestHandler:
         creds = credentials(deps)
-        bot = SlackBot(deps.conversations, deps.queues, deps.settings.slack_library_channels)
+        bot = SlackBot(deps.conversations, deps.queues, deps.settings.slack_library_channels,
+                       deps.settings.retrieval_mode)
         return SlackRequestHandler(build_app(bot, token=creds.bot_token, signing_secret=creds.signing_secret,
                                              api_url=deps.settings.slack_api_url))
 

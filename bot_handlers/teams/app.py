@@ -42,6 +42,7 @@ from botframework.connector.auth import (
 )
 from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
+from bot_handlers.dispatch import FileJobs, Reply, decide
 from bot_handlers.intent import MODE_WORDS, parse_intent, strip_mentions
 from bot_handlers.platforms import deployed
 from bot_handlers.teams.client import FILE_DOWNLOAD_INFO, FILE_INFO, consent_context, teams_credentials
@@ -49,7 +50,7 @@ from lcabot import messages
 from lcabot.adapters.conversations import DUPLICATE, RATE_LIMITED, ConversationState
 from lcabot.adapters.queues import JobQueues
 from lcabot.errors import ConfigurationError
-from lcabot.jobs import MAX_QUESTION_CHARS, AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
 
 if TYPE_CHECKING:
     from lcabot.ports import ObjectStore
@@ -117,11 +118,12 @@ class TeamsBot(TeamsActivityHandler):
     the reports bucket."""
 
     def __init__(self, state: ConversationState, queues: JobQueues, reports: ObjectStore | None = None,
-                 reports_bucket: str = "") -> None:
+                 reports_bucket: str = "", default_mode: str = "rag+graph") -> None:
         self.state = state
         self.queues = queues
         self.reports = reports
         self.reports_bucket = reports_bucket
+        self.default_mode = default_mode  # a chat's retrieval mode until ``mode`` sets one (Settings.retrieval_mode)
 
     async def on_conversation_update_activity(self, turn_context: TurnContext) -> None:
         """Members added or removed, a channel renamed: nothing to act on (botbuilder would look each added member
@@ -173,24 +175,17 @@ class TeamsBot(TeamsActivityHandler):
                  if a.content_type == FILE_DOWNLOAD_INFO or (a.content_type or "").startswith("image/")]
         pdfs = [a for a in files if a.content_type == FILE_DOWNLOAD_INFO and is_pdf(a)]
         intent = parse_intent(text, has_file=bool(pdfs))
-        if files and not pdfs:
-            await _say(turn_context, messages.only_pdfs(files[0].name or "the file"))
-        elif pdfs and (intent.kind in ("report", "index") or not intent.text):
-            await self._enqueue_files(turn_context, chat, dedupe_key, pdfs, intent.kind == "index",
-                                      intent.perspective)
-        elif pdfs:
-            await _say(turn_context, messages.pdf_needs_intent(pdfs[0].name or "the PDF"))
-        elif intent.kind in ("report", "index"):
-            await _say(turn_context, messages.file_missing(
-                "make a report" if intent.kind == "report" else "add a document to the library", "teams"))
-        elif intent.kind == "help":
-            await _say(turn_context, messages.chat_help())
-        elif len(intent.text) > MAX_QUESTION_CHARS:  # refused here, not queued to be refused by the worker
-            await _say(turn_context, messages.question_too_long(len(intent.text), MAX_QUESTION_CHARS))
+        action = decide(intent, files, pdfs, lambda a: a.name or "", platform="teams", bare_pdf_is_report=True)
+        if isinstance(action, Reply):
+            await _say(turn_context, action.text)
+        elif isinstance(action, FileJobs):
+            await self._enqueue_files(turn_context, chat, dedupe_key, list(action.pdfs), action.index,
+                                      action.perspective)
         else:
-            mode = intent.mode or self.state.retrieval_mode("teams", chat.tenant, chat.base_id)
+            mode = action.mode or self.state.retrieval_mode("teams", chat.tenant, chat.base_id,
+                                                            self.default_mode)
             self.queues.send(AnswerJob(dedupe_key=dedupe_key, conversation=chat.ref(activity), user=chat.user,
-                                       question=intent.text, retrieval_mode=mode))
+                                       question=action.text, retrieval_mode=mode))
 
     async def _mode(self, turn_context: TurnContext, chat: Chat, choice: str) -> None:
         choice = choice.lstrip("-")
@@ -199,7 +194,7 @@ class TeamsBot(TeamsActivityHandler):
             await _say(turn_context, messages.mode_set(MODE_WORDS[choice]))
         else:
             await _say(turn_context, messages.mode_is(
-                self.state.retrieval_mode("teams", chat.tenant, chat.base_id)))
+                self.state.retrieval_mode("teams", chat.tenant, chat.base_id, self.default_mode)))
 
     async def _enqueue_files(self, turn_context: TurnContext, chat: Chat, dedupe_key: str,
                              pdfs: list[Attachment], index: bool, perspective: str) -> None:
@@ -312,7 +307,7 @@ def runtime(deps: Deps) -> Runtime:
         creds = teams_credentials(deps)
         bucket = deps.settings.reports_bucket or ""
         bot = TeamsBot(deps.conversations, deps.queues, reports=deps.bucket(bucket) if bucket else None,
-                       reports_bucket=bucket)
+                       reports_bucket=bucket, default_mode=deps.settings.retrieval_mode)
         return Runtime(creds.app_id, creds.app_password, creds.app_credentials(), bot)
 
     return deps.once("teams:runtime", build)

@@ -56,7 +56,7 @@ class FakeState:
         self.claimed.discard(claim.dedupe_key)
         self.released.append(claim.dedupe_key)
 
-    def retrieval_mode(self, platform: str, team: str, channel: str, default: str = "rag") -> str:
+    def retrieval_mode(self, platform: str, team: str, channel: str, default: str) -> str:
         return self.modes.get((team, channel), default)
 
     def set_retrieval_mode(self, platform: str, team: str, channel: str, mode: str, user: str) -> None:
@@ -79,7 +79,7 @@ class FakeQueues:
 
 @pytest.fixture
 def bot():
-    return teams_app.TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports")
+    return teams_app.TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports", default_mode="rag")
 
 
 def activity(text: str = "", *, activity_id: str = "1718000000001", conversation: str = PERSONAL,
