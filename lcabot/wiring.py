@@ -205,7 +205,7 @@ def build_graph_extractor(settings: Settings):  # -> OfflineExtractor | ClaudeEx
     from lcabot.graph.extract import OfflineExtractor
 
     if settings.anthropic_api_key:
-        from lcabot.answer.generators.claude import MessagesClient
+        from lcabot.adapters.anthropic_client import MessagesClient
         from lcabot.graph.claude_extract import ClaudeExtractor
 
         api = MessagesClient(settings.anthropic_api_key, settings.graph_model, settings.llm_timeout_s,

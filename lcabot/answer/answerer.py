@@ -14,12 +14,13 @@ from lcabot.answer.generators.extractive import ExtractiveGenerator
 from lcabot.answer.ledger import build_ledger, evidence_id, ledger_hash
 from lcabot.answer.verify import Verified, verify
 from lcabot.config import RETRIEVAL_MODES
-from lcabot.errors import GenerationError, IncompleteGenerationError, QuestionError
+from lcabot.errors import QuestionError
 from lcabot.graph.ontology import load as load_ontology
 from lcabot.graph.ontology import normalise
 from lcabot.graph.query import Fact, GraphSource
 from lcabot.ingest.normalize import for_search, match_key, split_sentences
 from lcabot.jobs import MAX_QUESTION_CHARS
+from lcabot.llm import model_else
 from lcabot.models import Answer, Chunk, Claim, DocumentRecord, Evidence, GraphFact, Hit, Turn
 from lcabot.ports import Generator, SearchIndex
 from lcabot.search.abstention import (
@@ -348,15 +349,11 @@ class Answerer:
 
     def _generate(self, query: str, ledger: list[Evidence], history: Sequence[Turn]
                   ) -> tuple[list[Claim], str, tuple[str, ...]]:
-        try:
-            return self._generator.generate(query, ledger, history), self._generator.name, ()
-        except IncompleteGenerationError:
-            note = messages.llm_incomplete()
-        except GenerationError as err:
-            note = messages.llm_failed(str(err))
         # (the fallback reads the best-ranked evidence only: over a ledger of hundreds of long passages it would run
         # past the answer's deadline, which the failed call has already used up)
-        return self._fallback.generate(query, ledger[:MAX_FALLBACK_EVIDENCE], history), self._fallback.name, (note,)
+        claims, note = model_else(lambda: self._generator.generate(query, ledger, history),
+                                  lambda: self._fallback.generate(query, ledger[:MAX_FALLBACK_EVIDENCE], history))
+        return (claims, self._generator.name, ()) if note is None else (claims, self._fallback.name, (note,))
 
     @staticmethod
     def _abstain(mode: str, text: str, searched: str, ledger: Sequence[Evidence], reason: str,

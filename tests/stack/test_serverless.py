@@ -247,13 +247,13 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
 
 
 def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library, monkeypatch):
-    from tests.stubs.anthropic_server import evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, tool_use
 
     def claude(body: dict):
         row = next(e for e in evidence_of(body) if "10.44" in e["text"])
         claim = {"text": "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil).",
                  "evidence_ids": [row["id"]], "quote": row["text"]}
-        return message(json.dumps({"claims": [claim]}))
+        return tool_use("give_claims", {"claims": [claim]})
 
     with claude_for_the_handlers(library, monkeypatch, claude) as stub:
         send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
@@ -267,13 +267,13 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
 
 def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_through_claude(library, monkeypatch,
                                                                                          tmp_path):
-    from tests.stubs.anthropic_server import evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, tool_use
 
     def claude(body: dict):
         chunk = next(e for e in evidence_of(body) if "EF 3.1" in e["text"])
         triple = {"chunk": chunk["chunk"], "subject": "EF 3.1", "subject_type": "lcia_method", "relation": "covers",
                   "object": "GWP", "object_type": "impact_category", "quote": "EF 3.1 method covers climate change"}
-        return message(json.dumps({"triples": [triple, {**triple, "relation": "invented_by"}]}))
+        return tool_use("give_triples", {"triples": [triple, {**triple, "relation": "invented_by"}]})
 
     key = "library/general/claude-graph.pdf"
     text = "The EF 3.1 method covers climate change, expressed as GWP100 in kg CO2e per functional unit."
