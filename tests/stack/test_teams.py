@@ -13,7 +13,6 @@ import itertools
 import json
 import time
 import urllib.request
-import uuid
 
 import pytest
 
@@ -22,6 +21,7 @@ from bot_handlers.teams import client as teams_client
 from lcabot import messages
 from lcabot.dev.loop import LambdaContext
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
+from tests.events import http_post
 from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.botframework_server import LOGIN_HOST, BotFrameworkStub, _json
@@ -97,16 +97,10 @@ def activity(stub: BotFrameworkStub, text: str = "", *, conversation: str = PERS
 
 def api_event(body: dict, authorization: str | None) -> dict:
     """The HTTP API (payload 2.0) event for ``POST /api/messages`` (API Gateway base64-encodes nothing here)."""
-    headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Microsoft-SkypeBotApi",
-               "x-forwarded-proto": "https"}
+    headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Microsoft-SkypeBotApi"}
     if authorization is not None:
         headers["authorization"] = authorization
-    return {"version": "2.0", "routeKey": "POST /api/messages", "rawPath": "/api/messages", "rawQueryString": "",
-            "headers": headers, "requestContext": {
-                "http": {"method": "POST", "path": "/api/messages", "protocol": "HTTP/1.1",
-                         "sourceIp": "52.112.0.1", "userAgent": "Microsoft-SkypeBotApi"},
-                "requestId": str(uuid.uuid4()), "routeKey": "POST /api/messages", "stage": "$default"},
-            "body": json.dumps(body), "isBase64Encoded": False}
+    return http_post("/api/messages", json.dumps(body), headers)
 
 
 def post(stub: BotFrameworkStub, body: dict, authorization: str | None = "mint") -> dict:

@@ -15,16 +15,11 @@ from lcabot.graph.extract import OfflineExtractor
 from lcabot.ingest.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, MalformedJobError, ReportJob, parse_job
 from lcabot.models import Chunk, DocumentRecord, PageSpan, Turn
+from tests.events import load_event, s3_notification
 
 
 def s3_event(name: str, key: str, etag: str | None = "abc123", sequencer: str = "0065A1B2C3") -> str:
-    obj = {"key": key, "size": 1234, "sequencer": sequencer}
-    if etag:
-        obj["eTag"] = etag
-    return json.dumps({"Records": [{
-        "eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1", "eventName": name,
-        "s3": {"s3SchemaVersion": "1.0", "bucket": {"name": "lcabot-library"}, "object": obj},
-    }]})
+    return s3_notification(key, name=name, etag=etag, sequencer=sequencer)
 
 
 def test_keys_are_url_decoded_including_slashes_and_plus_for_space():
@@ -45,9 +40,7 @@ def test_removal_has_no_etag_and_a_distinct_idempotency_key():
 
 
 def test_test_event_and_other_event_types_yield_nothing():
-    test_event = {"Service": "Amazon S3", "Event": "s3:TestEvent", "Time": "2026-11-30T00:00:00Z",
-                  "Bucket": "lcabot-library", "RequestId": "r", "HostId": "h"}
-    assert parse_s3_notification(json.dumps(test_event)) == []
+    assert parse_s3_notification(json.dumps(load_event("s3_test_event"))) == []
     assert parse_s3_notification(s3_event("ObjectRestore:Completed", "library/a.pdf")) == []
 
 

@@ -16,7 +16,6 @@ calls stay within it.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections import defaultdict
@@ -48,6 +47,7 @@ from lcabot.graph.build import MERGED_KEY
 from lcabot.graph.fragments import FRAGMENT_PREFIX
 from lcabot.ingest.library import LIBRARY_PREFIX
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
+from tests.events import s3_notification, sqs_event
 from tests.fakes import HashEmbedder
 from tests.fixtures import hostile
 from tests.stubs.opensearch_server import OpenSearchStub
@@ -463,20 +463,10 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
         patch.undo()
 
 
-def sqs_event(*bodies: str) -> dict[str, Any]:
-    """What the SQS event source hands a worker's handler (first deliveries)."""
-    return {"Records": [{"messageId": str(uuid.uuid4()), "receiptHandle": str(uuid.uuid4()), "body": body,
-                         "attributes": {"ApproximateReceiveCount": "1"}, "messageAttributes": {},
-                         "eventSource": "aws:sqs", "awsRegion": "us-east-1"} for body in bodies]}
-
-
 def s3_event(bucket: str, key: str, etag: str | None = None) -> str:
     """The notification S3 sends the ingest queue: created with an ETag, else removed."""
-    obj = {"key": quote_plus(key), "size": 0, "sequencer": uuid.uuid4().hex.upper()}
-    if etag:
-        obj["eTag"] = etag
-    name = "ObjectCreated:Put" if etag else "ObjectRemoved:Delete"
-    return json.dumps({"Records": [{"eventName": name, "s3": {"bucket": {"name": bucket}, "object": obj}}]})
+    return s3_notification(quote_plus(key), name="ObjectCreated:Put" if etag else "ObjectRemoved:Delete",
+                           bucket=bucket, etag=etag, sequencer=uuid.uuid4().hex.upper(), size=0)
 
 
 class FakePlatform:

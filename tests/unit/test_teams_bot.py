@@ -22,6 +22,7 @@ from lcabot import messages, wiring
 from lcabot.adapters.conversations import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
 from lcabot.config import Settings
 from lcabot.jobs import AnswerJob, ConversationRef, IndexJob, ReportJob
+from tests.events import http_post
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 BOT = ChannelAccount(id="28:lcabot-app", name="lcabot")
@@ -312,9 +313,7 @@ def entry():
 
 
 def api_event(body: str | None, headers: dict | None = None, **extra) -> dict:
-    return {"version": "2.0", "routeKey": "POST /api/messages", "rawPath": "/api/messages",
-            "headers": {"content-type": "application/json", **(headers or {})}, "body": body,
-            "isBase64Encoded": False, **extra}
+    return http_post("/api/messages", body, {"content-type": "application/json", **(headers or {})}, **extra)
 
 
 @pytest.mark.parametrize("event", [{"body": None}, "not an event", {"headers": [], "body": "{}"},
