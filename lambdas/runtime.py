@@ -7,15 +7,18 @@ ARNs) or, in tests, from the test.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import BatchProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
     IdempotencyConfig,
     idempotent_function,
 )
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lcabot import messages
 from lcabot.jobs import ConversationRef, MalformedJobError, parse_job
@@ -107,3 +110,13 @@ class JobWorker:
             # record that): its own placeholder says so rather than "Searching…" for good
             client.post_notice(job.conversation, messages.answered_already())
         self.logger.info("job done", extra={"dedupe_key": job.dedupe_key, **outcome})
+
+
+def process_records(event: dict, context: LambdaContext, deps: Deps, record_handler: Callable[..., Any],
+                    processor: BatchProcessor) -> dict:
+    """An SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``: each record handled on its
+    own with ``deps`` (``record_handler(record, [lambda_context,] deps=deps)``), a failing one reported for SQS to
+    redeliver, never the whole batch."""
+    idempotency(deps)[1].register_lambda_context(context)
+    return process_partial_response(event=event, record_handler=partial(record_handler, deps=deps),
+                                    processor=processor, context=context)

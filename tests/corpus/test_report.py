@@ -265,7 +265,7 @@ def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, capsys):
 
 
 def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder):
-    from lambdas.report import app
+    from lambdas.report import jobs as app
     from lcabot import wiring
     from lcabot.adapters.outbox import LocalOutbox
     from lcabot.jobs import ConversationRef, FileRef, ReportJob

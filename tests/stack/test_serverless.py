@@ -13,6 +13,7 @@ from functools import partial
 import pytest
 
 from bot_handlers import platforms
+from lambdas.ingest import records as ingest_records
 from lcabot import graph, messages
 from lcabot.adapters.outbox import LocalOutbox
 from lcabot.graph import build
@@ -350,11 +351,10 @@ def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_t
 def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(library):
     """With time for 3 pages left after the deadline margin (at PAGES_PER_S), Heijungs' 9 pages are refused up
     front, saying why, and nothing is indexed."""
-    from lambdas.ingest import app as ingest_app
 
     key = "library/academic/Heijungs 2020.pdf"
     poller = library.poller("IngestQueue", library.ingest_handler())
-    poller.timeout_s = ingest_app.DEADLINE_MARGIN_S + 3.5 / ingest_app.PAGES_PER_S
+    poller.timeout_s = ingest_records.DEADLINE_MARGIN_S + 3.5 / ingest_records.PAGES_PER_S
     library.put(key, CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf")
     assert poller.drain(timeout_s=120) == (1, 0)
     status = library.status(key)
@@ -365,11 +365,10 @@ def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(libr
 
 def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_not_tried_again(
         library, tmp_path, monkeypatch):
-    from lambdas.ingest import app as ingest_app
     from lcabot.ingest.library import Library
 
     key = "library/industry/slow.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 2.0)
     poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires after 1 s; one run takes a 1-page PDF
     applied = []
@@ -398,11 +397,10 @@ def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_n
 def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexing(library, tmp_path, monkeypatch):
     """Out of memory, no handler runs: the status stayed 'indexing' for good. The last delivery now records first
     what holds should it be stopped too."""
-    from lambdas.ingest import app as ingest_app
     from lcabot.ingest.library import Library
 
     key = "library/industry/heavy.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 1.0)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 1.0)
     poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the idempotency lease of a stopped run ends with it
 
@@ -422,11 +420,10 @@ def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexi
 
 
 def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library, tmp_path, monkeypatch):
-    from lambdas.ingest import app as ingest_app
     from lcabot.ingest.library import Library
 
     key = "library/industry/just in time.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 2.0)
     poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires 1 s in
     real = Library.apply

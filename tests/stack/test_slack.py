@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from bot_handlers.slack import app as slack_app
+from bot_handlers.slack import listeners
 from lcabot import messages
 from lcabot.adapters import conversations
 from lcabot.dev.loop import LambdaContext
@@ -388,7 +389,7 @@ def test_lca_report_opens_a_pdf_modal_and_uploads_the_report_files_to_the_thread
     assert file_input["type"] == "file_input" and file_input["filetypes"] == ["pdf"]
     study = slack.slack.register_file(COFFEE.read_bytes(), "coffee study.pdf")
     submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "trigger_id": "1.2.4", "view": {
-        **view, "id": "V0REPORT1", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+        **view, "id": "V0REPORT1", "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {
             "type": "file_input", "files": [study]}}}}}}
     assert post(ev.interaction(submission))["statusCode"] == 200
     assert post(ev.interaction(submission))["statusCode"] == 200  # a repeated submission runs one report
@@ -409,11 +410,11 @@ def test_a_non_pdf_in_the_report_modal_is_refused_in_the_modal(slack):
     view = slack.slack.views[-1]
     picture = slack.slack.register_file(b"\x89PNG\r\n", "chart.png", filetype="png", mimetype="image/png")
     submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "view": {
-        **view, "id": "V0REPORT2", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+        **view, "id": "V0REPORT2", "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {
             "type": "file_input", "files": [picture]}}}}}}
     response = post(ev.interaction(submission))
     assert json.loads(response["body"]) == {"response_action": "errors",
-                                            "errors": {slack_app.REPORT_BLOCK: "Choose a PDF file."}}
+                                            "errors": {listeners.REPORT_BLOCK: "Choose a PDF file."}}
 
 
 def test_mentioning_report_on_a_message_with_a_pdf_starts_a_report(slack):
@@ -617,9 +618,9 @@ def _fuzzed_bodies(n: int) -> list[tuple[str, str]]:
                 "channel": {"id": "C0FUZZ"}, "message": {"ts": "1.1", "text": "answer"},
                 "actions": [{"action_id": "feedback_up", "value": json.dumps({"q": "?", "h": "x"})}]}
     submission = {"type": "view_submission", "team": {"id": ev.TEAM}, "user": {"id": "U0FUZZ"},
-                  "view": {"id": "V0FUZZ", "callback_id": slack_app.REPORT_CALLBACK,
+                  "view": {"id": "V0FUZZ", "callback_id": listeners.REPORT_CALLBACK,
                            "private_metadata": json.dumps({"channel": "C0FUZZ"}),
-                           "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {"files": [
+                           "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {"files": [
                                {"id": "F0FUZZ", "name": "a.txt", "filetype": "text"}]}}}}}}
     bodies = []
     for i in range(n):

@@ -33,11 +33,12 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from bot_handlers.teams.app import TeamsBot
+from bot_handlers.teams.bot import TeamsBot
 from bot_handlers.teams.client import REPORTS_PREFIX, TeamsClient
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
+from lambdas.report import jobs as report_jobs
 from lcabot import wiring
 from lcabot.adapters.opensearch import OpenSearchIndex
 from lcabot.config import Settings
@@ -575,7 +576,7 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
 
     with acting_as("ReportFunctionRole"):
         put(reports, "uploads/study.pdf")
-        assert report_app.fetch(ReportJob("r:1", slack, "U1", FileRef("study.pdf", reports, "uploads/study.pdf")),
+        assert report_jobs.fetch(ReportJob("r:1", slack, "U1", FileRef("study.pdf", reports, "uploads/study.pdf")),
                                 report_deps)
         gone = ReportJob("r:2", slack, "U1", FileRef("gone.pdf", reports, "uploads/gone.pdf"))
         shared = IndexJob("r:3", slack, "U1", FileRef("shared.pdf", url="https://x/shared.pdf"), "public")

@@ -11,6 +11,9 @@ from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity, Attachment, ChannelAccount, ConversationAccount, Entity
 
 from bot_handlers.teams import app as teams_app
+from bot_handlers.teams import bot as teams_bot
+from bot_handlers.teams import edge as teams_edge
+from bot_handlers.teams.bot import TeamsBot
 from bot_handlers.teams.client import (
     FILE_DOWNLOAD_INFO,
     consent_context,
@@ -80,7 +83,7 @@ class FakeQueues:
 
 @pytest.fixture
 def bot():
-    return teams_app.TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports", default_mode="rag")
+    return TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports", default_mode="rag")
 
 
 def activity(text: str = "", *, activity_id: str = "1718000000001", conversation: str = PERSONAL,
@@ -93,7 +96,7 @@ def activity(text: str = "", *, activity_id: str = "1718000000001", conversation
                     entities=entities, channel_data={"tenant": {"id": TENANT}}, **fields)
 
 
-def run(bot: teams_app.TeamsBot, *incoming: Activity) -> list[Activity]:
+def run(bot: TeamsBot, *incoming: Activity) -> list[Activity]:
     """Deliver activities one by one through a ``TestAdapter``; what the bot sent."""
     adapter = TestAdapter(bot.on_turn)
 
@@ -173,16 +176,16 @@ def test_retrieval_mode_command_sets_and_shows_and_a_question_flag_overrides(bot
 
 
 def test_help_and_a_user_over_the_limit_get_a_reply_and_no_job():
-    limited = teams_app.TeamsBot(FakeState(limited=True), FakeQueues())
+    limited = TeamsBot(FakeState(limited=True), FakeQueues())
     assert texts(run(limited, activity("What is GWP100?"))) == [messages.rate_limited()]
     assert limited.queues.sent == []
-    helped = teams_app.TeamsBot(FakeState(), FakeQueues())
+    helped = TeamsBot(FakeState(), FakeQueues())
     assert texts(run(helped, activity("help"))) == [messages.chat_help()]
     assert helped.queues.sent == []
 
 
 def test_a_failed_enqueue_releases_the_claim_so_the_retry_is_not_a_duplicate():
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues(fail=True))
+    bot = TeamsBot(FakeState(), FakeQueues(fail=True))
     with pytest.raises(ConnectionError):
         run(bot, activity("What is GWP100?"))
     assert bot.state.released == [f"teams:{PERSONAL}:1718000000001"] and bot.state.claimed == set()
@@ -264,9 +267,9 @@ def consent(action: str, context: dict, activity_id: str) -> Activity:
 
 def test_an_accepted_file_is_uploaded_once_and_shown_and_a_forged_context_uploads_nothing(monkeypatch):
     uploads = []
-    monkeypatch.setattr(teams_app, "upload", lambda url, data: uploads.append((url, data)))
+    monkeypatch.setattr(teams_bot, "upload", lambda url, data: uploads.append((url, data)))
     key = "teams/0a1b/coffee-report.md"
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues(), FakeReports({key: b"| Exportation | 10.44 |"}),
+    bot = TeamsBot(FakeState(), FakeQueues(), FakeReports({key: b"| Exportation | 10.44 |"}),
                              reports_bucket="lcabot-reports")
     accepted = consent("accept", {"bucket": "lcabot-reports", "key": key}, "f:1")
 
@@ -332,7 +335,7 @@ def test_a_malformed_body_without_a_token_gets_401_before_it_is_read(entry, even
     def unread(event):
         raise AssertionError("the body was read before the token was checked")
 
-    monkeypatch.setattr(teams_app, "parse_body", unread)
+    monkeypatch.setattr(teams_edge, "parse_body", unread)
     assert teams_app.handle(event, None, entry)["statusCode"] == 401
     assert entry.queues.sent == []
 
