@@ -34,7 +34,7 @@ def fetch(job: ReportJob | IndexJob, deps: Deps) -> bytes:
     store = deps.bucket(job.file.bucket)
     info = store.head(job.file.key)
     if info is not None and info.size > limit * 1024 * 1024:
-        raise TooLargeError(job.file.name, f"{info.size / 1048576:.1f} MB is above the limit of {limit} MB")
+        raise TooLargeError(job.file.name, messages.over_size_limit(info.size, limit))
     return store.get(job.file.key)
 
 

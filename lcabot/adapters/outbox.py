@@ -72,8 +72,7 @@ class LocalOutbox:
         if path is None or not path.is_file():
             raise NotAPdfError(file.name, f"{file.url!r} is not a local file")
         if path.stat().st_size > limit_bytes:
-            raise TooLargeError(file.name, f"{path.stat().st_size / 1048576:.1f} MB is above the limit of "
-                                           f"{limit_bytes / 1048576:.0f} MB")
+            raise TooLargeError(file.name, messages.over_size_limit(path.stat().st_size, limit_bytes / 1048576))
         data = path.read_bytes()
         if not data.startswith(b"%PDF-"):
             raise NotAPdfError(file.name, f"{file.url!r} is not a PDF")

@@ -195,8 +195,7 @@ class Library:
             return _status(key, "skipped", messages.object_superseded(key), reason="superseded", etag=change.etag)
         perspective = perspective_of(key)
         if info.size > self.settings.max_pdf_mb * 1024 * 1024:
-            err = TooLargeError(source, f"{info.size / 1048576:.1f} MB is above the limit of "
-                                        f"{self.settings.max_pdf_mb} MB")
+            err = TooLargeError(source, messages.over_size_limit(info.size, self.settings.max_pdf_mb))
             return _status(key, "failed", str(err), reason=err.reason, perspective=perspective, etag=info.etag)
         try:
             data = self.documents.get(key)

@@ -81,7 +81,7 @@ def parse_document(data: bytes, source: str, max_pdf_mb: float, max_pages: int) 
     """Parse step of ingestion (no index, no model): the parsed document, or the error explaining why not."""
     try:
         if len(data) > max_pdf_mb * 1024 * 1024:
-            raise TooLargeError(source, f"{len(data) / 1048576:.1f} MB is above the limit of {max_pdf_mb} MB")
+            raise TooLargeError(source, messages.over_size_limit(len(data), max_pdf_mb))
         return parse_pdf(data, source, max_pages=max_pages)
     except DocumentError as err:
         return err

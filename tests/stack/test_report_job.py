@@ -51,7 +51,7 @@ def test_a_study_above_the_size_limit_is_refused_with_a_notice(stack):
         send_report_job(stack, "T1|C-report|1764460800.000700", key, "big.pdf")
         assert stack.report() == (1, 0)
     notice = deliveries(stack, "notice")[-1]["text"]
-    assert notice == messages.report_refused("big.pdf: 2.3 MB is above the limit of 1.0 MB")
+    assert notice == messages.report_refused("big.pdf: 2.3 MB is above the limit of 1 MB")
 
 
 def test_a_report_job_for_a_missing_file_gets_a_notice_without_retries(stack):
