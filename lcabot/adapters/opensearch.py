@@ -432,6 +432,12 @@ class OpenSearchIndex:
         hits = list(self._scan(_all_of({"type": "document"}, {"doc_id": doc_id}), ["record"]))
         return _record(hits[-1]["_source"]["record"]) if hits else None
 
+    def document_by_key(self, source_key: str) -> DocumentRecord | None:
+        """The document indexed from ``source_key``, or ``None``; while two versions coexist (a replacement being
+        made visible), the newer."""
+        hits = list(self._scan(_all_of({"type": "document"}, {"source_key": source_key}), ["record", "version"]))
+        return _record(max(hits, key=lambda h: h["_source"]["version"])["_source"]["record"]) if hits else None
+
     def bm25(
         self, query: str, n: int, *, doc_ids: Sequence[str] | None = None, perspective: str | None = None
     ) -> list[tuple[str, float]]:

@@ -196,6 +196,11 @@ class SqliteIndex:
         row = self._conn.execute("SELECT * FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return _record(row) if row else None
 
+    def document_by_key(self, source_key: str) -> DocumentRecord | None:
+        """The document indexed from ``source_key`` (an S3 key or an absolute path), or ``None``."""
+        row = self._conn.execute("SELECT * FROM documents WHERE source_key = ?", (source_key,)).fetchone()
+        return _record(row) if row else None
+
     def bm25(
         self, query: str, n: int, *, doc_ids: Sequence[str] | None = None, perspective: str | None = None
     ) -> list[tuple[str, float]]:

@@ -224,7 +224,7 @@ class Library:
     def _repair_fragment(self, key: str, data: bytes) -> None:
         """After a crash between the index write and the fragment write, the retry finds the document unchanged;
         the fragment is rebuilt if it is missing or describes another version."""
-        record = next((d for d in self.index.documents() if d.source_key == key), None)
+        record = self.index.document_by_key(key)
         if record is None:  # same content already indexed under another key: no fragment of its own
             return
         try:
@@ -246,7 +246,7 @@ class Library:
         key, source = change.key, posixpath.basename(change.key)
         if self.documents.head(key) is not None:
             return _status(key, "skipped", messages.object_restored(key), reason="restored")
-        record = next((d for d in self.index.documents() if d.source_key == key), None)
+        record = self.index.document_by_key(key)
         if self.artifacts.head(graph.fragment_key(key)) is not None:
             self.artifacts.delete(graph.fragment_key(key))
             rebuild(self.artifacts, self.ontology, self.embedder)

@@ -92,7 +92,7 @@ def _already_indexed(data: bytes, source: str, source_key: str, perspective: str
     if perspective not in PERSPECTIVES:
         raise ValueError(f"perspective must be one of {', '.join(PERSPECTIVES)}, got {perspective!r}")
     doc_id = content_hash(data)
-    known = next((d for d in index.documents() if d.source_key == source_key), None)
+    known = index.document_by_key(source_key)
     if known is not None and known.doc_id == doc_id and known.perspective == perspective:
         return IngestResult(source, "unchanged", doc_id, known.n_pages, known.n_chunks, known.pages_without_text,
                             message=messages.unchanged(source))
@@ -107,7 +107,7 @@ def _index_parsed(parsed: ParsedDocument | DocumentError, doc_id: str, source: s
                   perspective: str, index: SearchIndex, embedder: Embedder) -> IngestResult:
     if isinstance(parsed, DocumentError):
         return IngestResult(source, "failed", reason=parsed.reason, message=str(parsed))
-    replacing = any(d.source_key == source_key for d in index.documents())
+    replacing = index.document_by_key(source_key) is not None
     chunks = chunk_document(parsed, doc_id, source)
     vectors = embedder.embed([embedding_text(c) for c in chunks])
     record = DocumentRecord(
