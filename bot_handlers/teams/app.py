@@ -90,7 +90,7 @@ class Chat:
         return ConversationRef("teams", self.conversation_id, self.thread, self.tenant, reference, status_message)
 
 
-async def _say(turn_context: TurnContext, text: str):
+async def _say(turn_context: TurnContext, text: str) -> Any:
     """Send ``text`` as plain text: file names and other user-supplied words are never rendered as markdown (a
     file named ``[Verify](https://evil)`` stays text). Returns the resource response (its ``id``)."""
     return await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="plain"))
@@ -321,7 +321,8 @@ class _Adapter(BotFrameworkAdapter):
         super().__init__(settings)
         self._opened: list[Any] = []
 
-    async def create_connector_client(self, service_url: str, identity=None, audience: str | None = None):
+    async def create_connector_client(self, service_url: str, identity: Any = None,
+                                      audience: str | None = None) -> Any:
         client = await super().create_connector_client(service_url, identity, audience)
         self._opened.append(client)
         return client

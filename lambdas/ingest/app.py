@@ -19,12 +19,14 @@ from __future__ import annotations
 import json
 import posixpath
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import partial
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import idempotent_function
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -48,8 +50,8 @@ DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the st
 PAGES_PER_S = 0.5
 
 
-def _idempotent_apply(deps: Deps):
-    def build():
+def _idempotent_apply(deps: Deps) -> Callable[..., dict]:
+    def build() -> Callable[..., dict]:
         persistence, config = runtime.idempotency(deps)
 
         @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
@@ -124,7 +126,7 @@ def _record_failure(change: ObjectChange, err: Exception, deps: Deps) -> None:
 
 @contextmanager
 def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus],
-                    deps: Deps):
+                    deps: Deps) -> Iterator[None]:
     """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
     document was too large for one run (the runtime ends the invocation without another word), unless the status
     is no longer the one the run ``started`` with (its outcome is recorded)."""
@@ -153,7 +155,7 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, 
         timer.cancel()
 
 
-def _tell_sharer(key: str, etag: str, text: str, deps: Deps) -> None:
+def _tell_sharer(key: str, etag: str | None, text: str, deps: Deps) -> None:
     """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
     it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
     info = deps.documents.head(key)
@@ -168,7 +170,7 @@ def _tell_sharer(key: str, etag: str, text: str, deps: Deps) -> None:
     deps.platform(conversation.platform).post_notice(conversation, text)
 
 
-def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     runtime.idempotency(deps)[1].register_lambda_context(context)
     return process_partial_response(event=event, record_handler=partial(_record, deps=deps), processor=processor,
@@ -176,5 +178,5 @@ def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
 
 
 @logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     return handle(event, context, deployed())

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from bot_handlers.platforms import deployed
@@ -110,7 +111,7 @@ def report(job: ReportJob, deps: Deps) -> dict:
 worker = runtime.JobWorker((ReportJob, IndexJob), run, lambda job: messages.report_failed(), logger)
 
 
-def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     runtime.idempotency(deps)[1].register_lambda_context(context)
     return process_partial_response(event=event, record_handler=partial(worker, deps=deps), processor=processor,
@@ -118,5 +119,5 @@ def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
 
 
 @logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     return handle(event, context, deployed())
