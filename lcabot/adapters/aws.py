@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict, fields
+from typing import Any
 
 import boto3
 from boto3.dynamodb.conditions import Attr
@@ -116,7 +117,7 @@ class DynamoStatusStore:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _status(item: dict) -> DocumentStatus:
+def _status(item: dict[str, Any]) -> DocumentStatus:
     known = {f.name for f in fields(DocumentStatus)}
     values = {k: v for k, v in item.items() if k in known}
     for name in ("n_pages", "n_chunks"):

@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import boto3
 from botocore.exceptions import ClientError
@@ -216,7 +217,7 @@ class ConversationState:
             "question": question, "answer": answer, "ledger_hash": ledger_hash, "user": user, "at": _now(),
         })
 
-    def feedback(self, platform: str, team: str, channel: str) -> list[dict]:
+    def feedback(self, platform: str, team: str, channel: str) -> list[dict[str, Any]]:
         """The channel's votes (for reviewing answers), oldest message first."""
         from boto3.dynamodb.conditions import Key
 

@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from lcabot import messages
 from lcabot.answer.gates import reports_other_work
@@ -769,7 +770,7 @@ def _reason(judged: Support) -> str:
     return f"passages cover {judged.coverage:.0%} of the question; missing: {', '.join(judged.missing)}"
 
 
-def _searched(query: str, documents: dict, hits: Sequence[Hit]) -> str:
+def _searched(query: str, documents: dict[str, Any], hits: Sequence[Hit]) -> str:
     n_chunks = sum(d.n_chunks for d in documents.values())
     closest = "; ".join(
         f"{documents[h.chunk.doc_id].source} p. {h.chunk.page_label_start}"

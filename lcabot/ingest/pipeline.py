@@ -165,8 +165,8 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _done(result: IngestResult) -> Future:
-    future: Future = Future()
+def _done(result: IngestResult) -> Future[IngestResult]:
+    future: Future[IngestResult] = Future()
     future.set_result(result)
     return future
 
