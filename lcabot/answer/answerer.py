@@ -454,7 +454,7 @@ _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b|\b(?:amount|values?|results?|e
                           r"savings?|reductions?|totals?)\b", re.I)
 
 
-def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
+def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:  # noqa: C901
     """The parts of a multi-part question that no statement of the answer covers: no statement (with its evidence)
     holds half of the part's content terms, those of the quoted document's file name and title and the verbs it asks
     with aside ("Burchart et al. 2023", "hydrogen from coal gasification" name the paper; "require"), or, for a part

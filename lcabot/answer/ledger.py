@@ -140,7 +140,7 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
         t.startswith(f"{e.text} ") for t in joined[(e.doc_id, e.page)])]
 
 
-def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items: bool = False
+def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items: bool = False  # noqa: C901
                    ) -> list[QuotableUnit]:
     """The quotable units of a chunk in reading order (see :class:`QuotableUnit`); ``lead_in`` is the sentence the
     chunk before it ended with when that introduces a list the chunk goes on with (JRC ILCD compliance rules,

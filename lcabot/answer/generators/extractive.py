@@ -185,7 +185,7 @@ class ExtractiveGenerator:
         self._embedder = embedder
         self._max = max_sentences
 
-    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
+    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:  # noqa: C901
         asked = frame(question)
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= (MAX_ROW_CHARS if e.reading else MAX_SPAN_CHARS)
@@ -442,7 +442,7 @@ class ExtractiveGenerator:
         return scores
 
 
-def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],
+def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],  # noqa: C901
                 naming: frozenset[str]) -> list[int]:
     """The lead of each part of a multi-part question (none for a one-part question, or a part an earlier lead
     answers too), in the parts' order: its best span that no earlier part took, read as :func:`_value_first` and
