@@ -320,7 +320,7 @@ def _busy(err: sqlite3.Error) -> LibraryBusyError | None:
 
 
 def _filters(doc_ids: Sequence[str] | None, perspective: str | None) -> tuple[str, list[str]]:
-    where, params = "", []
+    where, params = "", list[str]()
     if doc_ids is not None:
         where += f" AND d.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids else " AND 0"
         params.extend(doc_ids)
