@@ -12,6 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -113,7 +114,7 @@ class JobWorker:
 
 
 def process_records(event: dict, context: LambdaContext, deps: Deps, record_handler: Callable[..., Any],
-                    processor: BatchProcessor) -> dict:
+                    processor: BatchProcessor) -> PartialItemFailureResponse:
     """An SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``: each record handled on its
     own with ``deps`` (``record_handler(record, [lambda_context,] deps=deps)``), a failing one reported for SQS to
     redeliver, never the whole batch."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -189,7 +189,7 @@ class ConversationStore(Protocol):
     def record_feedback(self, platform: str, team: str, channel: str, message_ts: str, user: str, vote: str,
                         question: str, answer: str, ledger_hash: str = "") -> None: ...
 
-    def feedback(self, platform: str, team: str, channel: str) -> list[dict]: ...
+    def feedback(self, platform: str, team: str, channel: str) -> list[dict[str, Any]]: ...
 
     def add_turn(self, platform: str, conversation: str, question: str, answer: str) -> None: ...
 

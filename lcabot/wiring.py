@@ -13,10 +13,21 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lcabot.config import Settings
 from lcabot.errors import ConfigurationError
+
+if TYPE_CHECKING:  # the implementations are imported where they are built (torch, boto3 and the like load late)
+    from lcabot.adapters.aws import S3ObjectStore
+    from lcabot.adapters.conversations import ConversationState
+    from lcabot.adapters.embedder import SentenceTransformerEmbedder
+    from lcabot.adapters.local_objects import LocalObjectStore
+    from lcabot.adapters.queues import JobQueues
+    from lcabot.answer.answerer import Answerer
+    from lcabot.graph.extract import GraphExtractor
+    from lcabot.ingest.library import Library
+    from lcabot.ports import Embedder, Generator, ObjectStore, PlatformClient, SearchIndex, StatusStore
 
 T = TypeVar("T")
 
@@ -39,7 +50,7 @@ class Deps:
         ConfigurationError: (on first use of a part) the setting it needs is not set (e.g. ``LCABOT_STATUS_TABLE``).
     """
 
-    def __init__(self, settings: Settings, platforms: Mapping[str, Callable[[Deps], Any]] | None = None,
+    def __init__(self, settings: Settings, platforms: Mapping[str, Callable[[Deps], PlatformClient]] | None = None,
                  **parts: Any) -> None:
         self.settings = settings
         self._platforms = dict(platforms or {})
@@ -56,7 +67,7 @@ class Deps:
         with self._lock:
             if name not in self._built:
                 self._built[name] = build()
-            return self._built[name]
+            return cast(T, self._built[name])
 
     def required(self, value: str | None, env: str) -> str:
         if not value:
@@ -82,48 +93,48 @@ class Deps:
 
     # ---------------------------------------------------------------- the library
     @cached_property
-    def embedder(self):  # -> Embedder
+    def embedder(self) -> Embedder:
         return build_embedder(self.settings)
 
     @cached_property
-    def index(self):  # -> SearchIndex
+    def index(self) -> SearchIndex:
         """The library index for writing (made when missing, with the embedder's dimension)."""
         return build_index(self.settings, self.embedder.dimension)
 
     @cached_property
-    def search_index(self):  # -> SearchIndex
+    def search_index(self) -> SearchIndex:
         """The library index for reading: never made (a library never made reads as empty) and opened without
         loading the embedding model."""
         if "index" in self.__dict__:
             return self.index
         return build_index(self.settings, create=False)
 
-    def bucket(self, name: str):  # -> S3ObjectStore
+    def bucket(self, name: str) -> S3ObjectStore:
         """The S3 bucket ``name`` as an ``ObjectStore`` (a job's file names its own bucket)."""
         from lcabot.adapters.aws import S3ObjectStore
 
         return self.once(f"bucket:{name}", lambda: S3ObjectStore(name))
 
     @cached_property
-    def documents(self):  # -> ObjectStore
+    def documents(self) -> S3ObjectStore:
         """The library bucket (``library/<perspective>/<name>.pdf``)."""
         return self.bucket(self.required(self.settings.library_bucket, "LCABOT_LIBRARY_BUCKET"))
 
     @cached_property
-    def artifacts(self):  # -> ObjectStore
+    def artifacts(self) -> ObjectStore:
         """The artifacts bucket (graph fragments and the merged graph), else the local artifacts folder."""
         if self.settings.artifacts_bucket:
             return self.bucket(self.settings.artifacts_bucket)
         return build_artifacts(self.settings)
 
     @cached_property
-    def status(self):  # -> StatusStore
+    def status(self) -> StatusStore:
         from lcabot.adapters.aws import DynamoStatusStore
 
         return DynamoStatusStore(self.required(self.settings.status_table, "LCABOT_STATUS_TABLE"))
 
     @cached_property
-    def library(self):  # -> Library
+    def library(self) -> Library:
         """The ingest use case: on the library bucket with its status table when the settings name them (the ingest
         Lambda), else on local files (``lcabot ingest``)."""
         from lcabot.ingest.library import Library
@@ -134,16 +145,16 @@ class Deps:
                        settings=self.model_settings, extractor=self.graph_extractor)
 
     @cached_property
-    def graph_extractor(self):  # -> OfflineExtractor | ClaudeExtractor
+    def graph_extractor(self) -> GraphExtractor:
         return build_graph_extractor(self.model_settings)
 
     @cached_property
-    def answerer(self):  # -> Answerer
+    def answerer(self) -> Answerer:
         return build_answerer(self.model_settings, self.search_index, self.embedder, self.artifacts)
 
     # ---------------------------------------------------------------- chat
     @cached_property
-    def conversations(self):  # -> ConversationState
+    def conversations(self) -> ConversationState:
         from lcabot.adapters.conversations import ConversationState
 
         s = self.settings
@@ -151,14 +162,14 @@ class Deps:
                                  user_limit=s.user_rate_limit, channel_limit=s.channel_rate_limit)
 
     @cached_property
-    def queues(self):  # -> JobQueues
+    def queues(self) -> JobQueues:
         from lcabot.adapters.queues import JobQueues
 
         s = self.settings
         return JobQueues(self.required(s.answer_queue_url, "LCABOT_ANSWER_QUEUE_URL"),
                          self.required(s.report_queue_url, "LCABOT_REPORT_QUEUE_URL"))
 
-    def platform(self, name: str):  # -> PlatformClient
+    def platform(self, name: str) -> PlatformClient:
         """The client delivering into a ``name`` conversation (``slack``, ``teams``; anything else: the local
         outbox under ``settings.home``)."""
         if name in self._platforms:
@@ -168,12 +179,13 @@ class Deps:
         return self.once("platform:local", lambda: LocalOutbox(self.settings.home / "outbox"))
 
 
-def build(settings: Settings, platforms: Mapping[str, Callable[[Deps], Any]] | None = None, **parts: Any) -> Deps:
+def build(settings: Settings, platforms: Mapping[str, Callable[[Deps], PlatformClient]] | None = None,
+          **parts: Any) -> Deps:
     """The dependencies for ``settings`` (nothing is built until first used); see :class:`Deps`."""
     return Deps(settings, platforms, **parts)
 
 
-def build_index(settings: Settings, dimension: int | None = None, create: bool = True):  # -> SearchIndex
+def build_index(settings: Settings, dimension: int | None = None, create: bool = True) -> SearchIndex:
     """OpenSearch when ``settings.opensearch_url`` is set, else the SQLite file under ``settings.home`` (with
     ``create=False``, for reading: not made when it does not exist)."""
     if settings.opensearch_url:
@@ -186,20 +198,20 @@ def build_index(settings: Settings, dimension: int | None = None, create: bool =
     return SqliteIndex(settings.index_path, dimension, create)
 
 
-def build_embedder(settings: Settings):  # -> SentenceTransformerEmbedder
+def build_embedder(settings: Settings) -> SentenceTransformerEmbedder:
     from lcabot.adapters.embedder import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(settings.embedding_model)
 
 
-def build_artifacts(settings: Settings):  # -> ObjectStore
+def build_artifacts(settings: Settings) -> LocalObjectStore:
     """The local artifacts folder (graph fragments and the merged graph) under ``settings.home``."""
     from lcabot.adapters.local_objects import LocalObjectStore
 
     return LocalObjectStore(settings.artifacts_path)
 
 
-def build_graph_extractor(settings: Settings):  # -> OfflineExtractor | ClaudeExtractor
+def build_graph_extractor(settings: Settings) -> GraphExtractor:
     """Claude (``settings.graph_model``) when ``ANTHROPIC_API_KEY`` is set, otherwise the alias-map extractor."""
     from lcabot.graph import ontology
     from lcabot.graph.extract import OfflineExtractor
@@ -214,7 +226,8 @@ def build_graph_extractor(settings: Settings):  # -> OfflineExtractor | ClaudeEx
     return OfflineExtractor(ontology.load())
 
 
-def build_answerer(settings: Settings, index=None, embedder=None, artifacts=None):  # -> Answerer
+def build_answerer(settings: Settings, index: SearchIndex | None = None, embedder: Embedder | None = None,
+                   artifacts: ObjectStore | None = None) -> Answerer:
     """Claude when ``ANTHROPIC_API_KEY`` is set, otherwise the offline extractive generator; the knowledge graph
     from ``artifacts`` (default: the local artifacts folder)."""
     from lcabot.answer.answerer import Answerer
@@ -226,7 +239,7 @@ def build_answerer(settings: Settings, index=None, embedder=None, artifacts=None
     embedder = embedder or build_embedder(settings)
     index = index or build_index(settings, create=False)  # answering only reads
     extractive = ExtractiveGenerator(embedder)
-    generator = extractive
+    generator: Generator = extractive
     if settings.anthropic_api_key:
         from lcabot.answer.generators.claude import ClaudeGenerator
 

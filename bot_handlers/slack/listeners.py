@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from slack_bolt import App, BoltContext
+from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -248,7 +248,7 @@ class SlackBot:
                                        retrieval_mode=action.mode, conversation=target))
 
     # ---------------------------------------------------------------- commands and interactivity
-    def on_report_command(self, ack, body: dict, client: WebClient) -> None:
+    def on_report_command(self, ack: Ack, body: dict, client: WebClient) -> None:
         ack()
         trigger, channel = _text(body, "trigger_id"), _text(body, "channel_id")
         if not trigger or not channel:
@@ -259,13 +259,13 @@ class SlackBot:
         except SlackApiError as err:  # an expired or already used trigger: the command cannot be retried
             logger.warning("/lca-report modal not opened: %s", err.response.get("error"))
 
-    def on_report_submission(self, ack, body: dict, view: dict, context: BoltContext, client: WebClient) -> None:
+    def on_report_submission(self, ack: Ack, body: dict, view: Any, context: BoltContext, client: WebClient) -> None:
         """The dialog's PDF → a progress message (in the channel the command came from, or a DM when the bot is not
         there) and a ``ReportJob`` threaded under it. Claimed once per view; released if queueing fails."""
         state = view.get("state") if isinstance(view.get("state"), dict) else {}
-        values = state.get("values") if isinstance(state.get("values"), dict) else {}
-        block = values.get(REPORT_BLOCK) if isinstance(values.get(REPORT_BLOCK), dict) else {}
-        value = block.get(REPORT_ACTION) if isinstance(block.get(REPORT_ACTION), dict) else {}
+        values: Any = state.get("values") if isinstance(state.get("values"), dict) else {}
+        block: Any = values.get(REPORT_BLOCK) if isinstance(values.get(REPORT_BLOCK), dict) else {}
+        value: Any = block.get(REPORT_ACTION) if isinstance(block.get(REPORT_ACTION), dict) else {}
         files = [f for f in value.get("files") or [] if isinstance(f, dict)] \
             if isinstance(value.get("files") or [], list) else []
         if not files or not is_pdf(files[0]) or not file_url(files[0]):
@@ -306,7 +306,7 @@ class SlackBot:
             raise
         self._settle(claim)
 
-    def on_mode_command(self, ack, command: dict, context: BoltContext) -> None:
+    def on_mode_command(self, ack: Ack, command: dict, context: BoltContext) -> None:
         team, channel, user = context.team_id or "", _text(command, "channel_id"), _text(command, "user_id")
         if not channel or not user:
             ack()
@@ -319,7 +319,7 @@ class SlackBot:
         else:
             ack(text=messages.mode_is(self.state.retrieval_mode("slack", team, channel, self.default_mode)))
 
-    def on_feedback(self, ack, body: dict, action: dict, context: BoltContext, client: WebClient) -> None:
+    def on_feedback(self, ack: Ack, body: Any, action: dict, context: BoltContext, client: WebClient) -> None:
         ack()
         vote = "up" if action.get("action_id") == "feedback_up" else "down"
         try:

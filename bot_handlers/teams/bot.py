@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from botbuilder.core import InvokeResponse, TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
@@ -59,7 +59,7 @@ class Chat:
         return ConversationRef("teams", self.conversation_id, self.thread, self.tenant, reference, status_message)
 
 
-async def _say(turn_context: TurnContext, text: str):
+async def _say(turn_context: TurnContext, text: str) -> Any:
     """Send ``text`` as plain text: file names and other user-supplied words are never rendered as markdown (a
     file named ``[Verify](https://evil)`` stays text). Returns the resource response (its ``id``)."""
     return await turn_context.send_activity(Activity(type=ActivityTypes.message, text=text, text_format="plain"))

@@ -22,10 +22,10 @@ from __future__ import annotations
 import mimetypes
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from botbuilder.schema import Activity, ActivityTypes, Attachment
 from botframework.connector import ConnectorClient
@@ -52,6 +52,7 @@ CONNECTOR_ATTEMPTS = 4  # tries of one Bot Connector call on 429/5xx before the 
 MAX_RETRY_AFTER_S = 10.0
 FEEDBACK_QUESTION_CHARS = 500  # the question and answer excerpt kept in the 👍/👎 data (they count towards 28 KB)
 FEEDBACK_ANSWER_CHARS = 500
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def teams_client(deps: Deps) -> TeamsClient:
                        reports_bucket=deps.settings.reports_bucket)
 
 
-def _retrying(call, attempts: int = CONNECTOR_ATTEMPTS):
+def _retrying(call: Callable[[], _T], attempts: int = CONNECTOR_ATTEMPTS) -> _T:
     """Run a Bot Connector call, retrying a 429 or 5xx after its ``Retry-After`` (capped at
     :data:`MAX_RETRY_AFTER_S`, default 1 s, doubling): msrest retries neither 429 nor a POST. Other errors and the
     last failure are raised."""
@@ -137,7 +138,7 @@ class TeamsClient:
     the reply chain's root in channels, ``team`` the tenant, ``reference`` the serialized Bot Framework conversation
     reference, ``status_message`` the id of the webhook's progress message)."""
 
-    def __init__(self, credentials: MicrosoftAppCredentials, s3=None, state: ConversationState | None = None,
+    def __init__(self, credentials: MicrosoftAppCredentials, s3: Any = None, state: ConversationState | None = None,
                  reports_bucket: str | None = None) -> None:
         self.credentials = credentials
         self.state = state
@@ -237,7 +238,7 @@ class TeamsClient:
         return self.connector(service_url)
 
     # ---------------------------------------------------------------- reports bucket
-    def s3(self):
+    def s3(self) -> Any:
         if self._s3 is None:
             import boto3
             from botocore.config import Config

@@ -46,7 +46,8 @@ class _Adapter(BotFrameworkAdapter):
         super().__init__(settings)
         self._opened: list[Any] = []
 
-    async def create_connector_client(self, service_url: str, identity=None, audience: str | None = None):
+    async def create_connector_client(self, service_url: str, identity: Any = None,
+                                      audience: str | None = None) -> Any:
         client = await super().create_connector_client(service_url, identity, audience)
         self._opened.append(client)
         return client

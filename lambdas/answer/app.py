@@ -8,6 +8,7 @@ the dead-letter queue, the user gets a short message instead of silence.
 from __future__ import annotations
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from bot_handlers.platforms import deployed
@@ -21,11 +22,11 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 worker = runtime.JobWorker(AnswerJob, answer, lambda job: messages.answer_failed(), logger)
 
 
-def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     return runtime.process_records(event, context, deps, worker, processor)
 
 
 @logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     return handle(event, context, deployed())

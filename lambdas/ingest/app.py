@@ -17,6 +17,7 @@ timeout its status says it was too large for one run, and a redelivery of the sa
 from __future__ import annotations
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from bot_handlers.platforms import deployed
@@ -27,11 +28,11 @@ from lcabot.wiring import Deps
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-def handle(event: dict, context: LambdaContext, deps: Deps) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
     return runtime.process_records(event, context, deps, handle_record, processor)
 
 
 @logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     return handle(event, context, deployed())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import posixpath
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 
@@ -33,8 +34,8 @@ DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the st
 PAGES_PER_S = 0.5
 
 
-def _idempotent_apply(deps: Deps):
-    def build():
+def _idempotent_apply(deps: Deps) -> Callable[..., dict]:
+    def build() -> Callable[..., dict]:
         persistence, config = runtime.idempotency(deps)
 
         @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
@@ -109,7 +110,7 @@ def _record_failure(change: ObjectChange, err: Exception, deps: Deps) -> None:
 
 @contextmanager
 def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus],
-                    deps: Deps):
+                    deps: Deps) -> Iterator[None]:
     """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
     document was too large for one run (the runtime ends the invocation without another word), unless the status
     is no longer the one the run ``started`` with (its outcome is recorded)."""
@@ -138,7 +139,7 @@ def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, 
         timer.cancel()
 
 
-def _tell_sharer(key: str, etag: str, text: str, deps: Deps) -> None:
+def _tell_sharer(key: str, etag: str | None, text: str, deps: Deps) -> None:
     """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
     it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
     info = deps.documents.head(key)

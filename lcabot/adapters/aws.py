@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict, fields
+from typing import Any
 
 import boto3
 from boto3.dynamodb.conditions import Attr
@@ -25,13 +26,14 @@ _MISSING = ("404", "NoSuchKey", "NotFound", "NoSuchBucket")
 class S3ObjectStore:
     """``ObjectStore`` over one S3 bucket. ``get``/``head`` map 404 to ``ObjectNotFoundError``/``None``."""
 
-    def __init__(self, bucket: str, client=None) -> None:
+    def __init__(self, bucket: str, client: Any = None) -> None:
         self.bucket = bucket
         self._s3 = client or boto3.client("s3")
 
     def get(self, key: str) -> bytes:
         try:
-            return self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            data: bytes = self._s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            return data
         except ClientError as err:
             if err.response["Error"]["Code"] in _MISSING:
                 raise ObjectNotFoundError(f"no object {key!r} in s3://{self.bucket}") from None
@@ -73,7 +75,7 @@ class S3ObjectStore:
 class DynamoStatusStore:
     """``StatusStore`` over a DynamoDB table whose partition key is ``source_key`` (string)."""
 
-    def __init__(self, table: str, resource=None) -> None:
+    def __init__(self, table: str, resource: Any = None) -> None:
         self._table = (resource or boto3.resource("dynamodb")).Table(table)
 
     def put(self, status: DocumentStatus) -> None:
@@ -116,7 +118,7 @@ class DynamoStatusStore:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _status(item: dict) -> DocumentStatus:
+def _status(item: dict[str, Any]) -> DocumentStatus:
     known = {f.name for f in fields(DocumentStatus)}
     values = {k: v for k, v in item.items() if k in known}
     for name in ("n_pages", "n_chunks"):
@@ -138,7 +140,7 @@ def quiet_wire_logging() -> None:
         logger.setLevel(max(logging.INFO, logger.level))
 
 
-def secret_field(secret_arn: str, name: str, client=None, *, required: bool = True) -> str | None:
+def secret_field(secret_arn: str, name: str, client: Any = None, *, required: bool = True) -> str | None:
     """One field of a JSON secret in Secrets Manager (e.g. ``api_key`` of the Anthropic secret); with
     ``required=False`` an empty or missing field gives ``None`` (the template's placeholder Anthropic key is empty,
     which means "answer offline").

@@ -25,11 +25,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import boto3
 from botocore.exceptions import ClientError
 
-from lcabot.jobs import RETRIEVAL_MODES
+from lcabot.config import RETRIEVAL_MODES
 from lcabot.models import Turn
 
 LEASE_S = 30  # the longest a webhook invocation can run (the HTTP API's integration timeout is 30 s)
@@ -72,7 +73,7 @@ class ConversationState:
             without waiting).
     """
 
-    def __init__(self, table: str, resource=None, *, user_limit: int = 10, channel_limit: int = 30,
+    def __init__(self, table: str, resource: Any = None, *, user_limit: int = 10, channel_limit: int = 30,
                  clock: Callable[[], float] = time.time) -> None:
         self._table = (resource or bounded_resource()).Table(table)
         self.user_limit, self.channel_limit = user_limit, channel_limit
@@ -216,12 +217,13 @@ class ConversationState:
             "question": question, "answer": answer, "ledger_hash": ledger_hash, "user": user, "at": _now(),
         })
 
-    def feedback(self, platform: str, team: str, channel: str) -> list[dict]:
+    def feedback(self, platform: str, team: str, channel: str) -> list[dict[str, Any]]:
         """The channel's votes (for reviewing answers), oldest message first."""
         from boto3.dynamodb.conditions import Key
 
         result = self._table.query(KeyConditionExpression=Key("pk").eq(f"feedback#{platform}#{team}#{channel}"))
-        return result.get("Items", [])
+        items: list[dict[str, Any]] = result.get("Items", [])
+        return items
 
     def add_turn(self, platform: str, conversation: str, question: str, answer: str) -> None:
         """Remember one answered question (the answer cut to :data:`TURN_ANSWER_CHARS`) for :data:`THREAD_TTL_S`."""
@@ -240,7 +242,7 @@ class ConversationState:
         return tuple(Turn(str(i["question"]), str(i["answer"])) for i in reversed(items))
 
 
-def bounded_resource():
+def bounded_resource() -> Any:
     """A DynamoDB resource bounded for the webhook handlers' acknowledgement (Slack's 3 s): three attempts in all,
     1 s to connect and 2 s to read; a DynamoDB slower than that fails the request, which Slack retries."""
     from botocore.config import Config

@@ -12,6 +12,7 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lcabot import messages
@@ -84,13 +85,13 @@ class LocalOutbox:
         copied = [str(Path(shutil.copy2(f, target / f.name))) for f in files]
         self._append({"kind": "files", **_where(conversation), "text": comment, "files": copied})
 
-    def read(self) -> list[dict]:
+    def read(self) -> list[dict[str, Any]]:
         """Every delivery so far, oldest first."""
         if not self.path.exists():
             return []
         return [json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-    def _append(self, entry: dict) -> None:
+    def _append(self, entry: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry, ensure_ascii=False) + "\n")

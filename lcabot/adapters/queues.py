@@ -3,6 +3,8 @@ report queue (``Settings.answer_queue_url``, ``Settings.report_queue_url``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import boto3
 
 from lcabot.jobs import AnswerJob, IndexJob, ReportJob
@@ -16,7 +18,7 @@ class JobQueues:
             request, so the platform retries).
     """
 
-    def __init__(self, answer_url: str, report_url: str, client=None) -> None:
+    def __init__(self, answer_url: str, report_url: str, client: Any = None) -> None:
         self._urls = {AnswerJob: answer_url, ReportJob: report_url, IndexJob: report_url}
         self._sqs = client or boto3.client("sqs")
 

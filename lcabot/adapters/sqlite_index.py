@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -324,7 +325,7 @@ def _busy(err: sqlite3.Error) -> LibraryBusyError | None:
 
 
 def _filters(doc_ids: Sequence[str] | None, perspective: str | None) -> tuple[str, list[str]]:
-    where, params = "", []
+    where, params = "", list[str]()
     if doc_ids is not None:
         where += f" AND d.doc_id IN ({','.join('?' * len(doc_ids))})" if doc_ids else " AND 0"
         params.extend(doc_ids)
@@ -334,14 +335,14 @@ def _filters(doc_ids: Sequence[str] | None, perspective: str | None) -> tuple[st
     return where, params
 
 
-def _record(row: sqlite3.Row | tuple) -> DocumentRecord:
+def _record(row: sqlite3.Row | tuple[Any, ...]) -> DocumentRecord:
     return DocumentRecord(
         doc_id=row[0], source=row[1], source_key=row[2], title=row[3], perspective=row[4], n_pages=row[5],
         n_chunks=row[6], pages_without_text=tuple(json.loads(row[7])), page_labels=tuple(json.loads(row[8])),
     )
 
 
-def _chunk(row: tuple) -> Chunk:
+def _chunk(row: tuple[Any, ...]) -> Chunk:
     return Chunk(
         chunk_id=row[0], doc_id=row[1], ordinal=row[2], section_path=tuple(json.loads(row[3])), page_start=row[4],
         page_end=row[5], page_label_start=row[6], page_label_end=row[7], kind=row[8], text=row[9],

@@ -7,6 +7,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import astuple, fields, replace
 from pathlib import Path
+from typing import Any
 
 from lcabot.models import DocumentStatus
 
@@ -79,11 +80,11 @@ class SqliteStatusStore:
         return db
 
 
-def _row(status: DocumentStatus) -> tuple:
+def _row(status: DocumentStatus) -> tuple[Any, ...]:
     return astuple(replace(status, pages_without_text=json.dumps(list(status.pages_without_text))))  # type: ignore[arg-type]
 
 
-def _status(row: tuple) -> DocumentStatus:
+def _status(row: tuple[Any, ...]) -> DocumentStatus:
     values = dict(zip(_COLUMNS, row, strict=True))
     values["pages_without_text"] = tuple(json.loads(values["pages_without_text"] or "[]"))
     return DocumentStatus(**values)

@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from lcabot import messages
 from lcabot.answer.gates import reports_other_work
@@ -453,7 +454,7 @@ _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many)\b|\b(?:amount|values?|results?|e
                           r"savings?|reductions?|totals?)\b", re.I)
 
 
-def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:
+def unanswered_parts(asked: QuestionFrame, claims: Sequence[Claim], ledger: Sequence[Evidence]) -> list[str]:  # noqa: C901
     """The parts of a multi-part question that no statement of the answer covers: no statement (with its evidence)
     holds half of the part's content terms, those of the quoted document's file name and title and the verbs it asks
     with aside ("Burchart et al. 2023", "hydrogen from coal gasification" name the paper; "require"), or, for a part
@@ -769,7 +770,7 @@ def _reason(judged: Support) -> str:
     return f"passages cover {judged.coverage:.0%} of the question; missing: {', '.join(judged.missing)}"
 
 
-def _searched(query: str, documents: dict, hits: Sequence[Hit]) -> str:
+def _searched(query: str, documents: dict[str, Any], hits: Sequence[Hit]) -> str:
     n_chunks = sum(d.n_chunks for d in documents.values())
     closest = "; ".join(
         f"{documents[h.chunk.doc_id].source} p. {h.chunk.page_label_start}"

@@ -116,13 +116,13 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
             for unit in units:
                 page = chunk.page_at(unit.offset)
                 eid = evidence_id(chunk.doc_id, page, unit.text)
-                last = unit.last_page
-                label = record.label(page) if last == page else f"{record.label(page)}–{record.label(last)}"
+                last_page = unit.last_page
+                label = record.label(page) if last_page == page else f"{record.label(page)}–{record.label(last_page)}"
                 ledger.setdefault(eid, Evidence(
                     evidence_id=eid, doc_id=chunk.doc_id, source=record.source, title=record.title,
                     section=unit.heading or (chunk.section_path[-1] if chunk.section_path else None), page=page,
-                    page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context, last_page=last,
-                    reading=unit.reading, refuted=unit.refuted, other_work=unit.other_work,
+                    page_label=label, text=unit.text, chunk_id=chunk.chunk_id, context=unit.context,
+                    last_page=last_page, reading=unit.reading, refuted=unit.refuted, other_work=unit.other_work,
                     place=(chunk.ordinal, unit.offset),
                 ))
                 if unit.other_work or unit.refuted:  # a flag seen in any chunk holding the span (chunks overlap)
@@ -133,14 +133,14 @@ def build_ledger(hits: Sequence[Hit], documents: dict[str, DocumentRecord]) -> l
     # a sentence a chunk ends with is read in the next chunk joined to the one it goes on with: that reading only
     # ("It is recommended to avoid … in attributional studies." + "The only exceptional cases are …", Moretti et al.
     # 2020, p. 11, chunks 72–73)
-    joined = {(e.doc_id, e.page): [] for e in ledger.values()}
+    joined: dict[tuple[str, int], list[str]] = {(e.doc_id, e.page): [] for e in ledger.values()}
     for e in ledger.values():
         joined[(e.doc_id, e.page)].append(e.text)
     return [e for e in ledger.values() if e.reading or not any(
         t.startswith(f"{e.text} ") for t in joined[(e.doc_id, e.page)])]
 
 
-def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items: bool = False
+def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items: bool = False  # noqa: C901
                    ) -> list[QuotableUnit]:
     """The quotable units of a chunk in reading order (see :class:`QuotableUnit`); ``lead_in`` is the sentence the
     chunk before it ended with when that introduces a list the chunk goes on with (JRC ILCD compliance rules,
@@ -156,8 +156,8 @@ def quotable_units(chunk: Chunk, lead_in: str = "", heading: str = "", in_items:
     data_seen = False
     header_rows: list[list[str]] = []
     for i, (offset, text, last_page) in enumerate(pieces):
-        if label := _RUN_IN_LABEL.match(text):  # "Abstract Introduction The Monte Carlo technique …": not its words
-            offset, text = offset + label.end(), text[label.end():]
+        if run_in_label := _RUN_IN_LABEL.match(text):  # "Abstract Introduction The Monte Carlo technique …": not its
+            offset, text = offset + run_in_label.end(), text[run_in_label.end():]  # words
         while run_in := _INLINE_HEADING.match(text):  # "7.2 Details on … 7.2.1 Time period Emissions shall …"
             heading = f"{run_in.group(1)} {run_in.group(2)}"
             offset, text = offset + run_in.end(), text[run_in.end():]

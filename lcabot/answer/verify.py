@@ -79,15 +79,15 @@ def verify(claims: Sequence[Claim], ledger: Sequence[Evidence], index: SearchInd
     # the answer
     quoted = {x for c in kept for i in c.evidence_ids if i in by_id for x in (i, by_id[i].chunk_id)}
     shown: list[GraphFact] = []
-    for fact, evidence in facts if kept else ():
+    for fact, fact_evidence in facts if kept else ():
         if len(shown) == max_facts:
             break
         if question is not None:  # a fact's quote is shown too: it passes the same context gates
-            evidence = [e for e in evidence if failed_gate(e, question) is None]
-        if not _fact_earns_place(fact, evidence, quoted, question):
+            fact_evidence = [e for e in fact_evidence if failed_gate(e, question) is None]
+        if not _fact_earns_place(fact, fact_evidence, quoted, question):
             continue
         # (cited where the answer quotes it, not also on a page of a document the answer does not cite)
-        numbers = [n for e in evidence if (e.chunk_id in quoted or e.evidence_id in quoted)
+        numbers = [n for e in fact_evidence if (e.chunk_id in quoted or e.evidence_id in quoted)
                    and (n := _cite(e, e.text, citations, index)) is not None]
         if numbers:
             shown.append(GraphFact(fact.subject, fact.relation, fact.object, tuple(dict.fromkeys(numbers))))

@@ -32,7 +32,7 @@ DEFAULT_PORT = 5055
 STOP_WAIT_S = 5  # Ctrl-C waits this long for each poller (a job still running is abandoned; SQS redelivers it)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     dev = sub.add_parser("dev", help="run the serverless stack locally (moto server + the Lambda handlers)")
     dev.add_argument("--port", type=port_number, default=DEFAULT_PORT,
                      help=f"moto server port (default {DEFAULT_PORT})")

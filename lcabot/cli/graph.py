@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -19,7 +20,7 @@ from lcabot.wiring import Deps
 console = Console(soft_wrap=True)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``graph`` subcommand to the ``lcabot`` parser's subcommands."""
     g = sub.add_parser("graph", help="the LCA knowledge graph: build, stats, show ENTITY")
     g_sub = g.add_subparsers(required=True, metavar="WHAT")
@@ -41,7 +42,7 @@ def cmd_build(args: argparse.Namespace, deps: Deps) -> int:
     return 0
 
 
-def sync(deps: Deps, progress: Callable[[str], object]) -> dict:
+def sync(deps: Deps, progress: Callable[[str], object]) -> dict[str, Any]:
     """:func:`lcabot.graph.sync.sync_fragments` on ``deps``' library."""
     s = deps.settings
     return sync_fragments(deps.index, deps.artifacts, deps.graph_extractor, deps.embedder, max_pdf_mb=s.max_pdf_mb,
@@ -121,7 +122,7 @@ def find_node(graph, entity: str) -> str | None:
     return next((n for n, d in sorted(graph.nodes(data=True)) if d["name"].casefold() == wanted), None)
 
 
-def _where(graph, citation: dict) -> str:
+def _where(graph, citation: dict[str, Any]) -> str:
     title = graph.graph.get("documents", {}).get(citation["doc_id"], citation["doc_id"])
     section = f", {citation['section']}" if citation.get("section") else ""
     return f"{title}{section}, p. {citation.get('page_label') or citation['page']}"

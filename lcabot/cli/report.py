@@ -14,7 +14,7 @@ from lcabot.errors import DocumentError
 from lcabot.wiring import Deps
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``report`` subcommand to the ``lcabot`` parser's subcommands."""
     rep = sub.add_parser("report", help="ISO 14067 carbon footprint study report from one LCA study PDF",
                          description="Write an ISO 14067:2018 CFP study report (Markdown, Word, stage chart) filled "

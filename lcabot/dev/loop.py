@@ -17,10 +17,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import boto3
 
-Handler = Callable[[dict, object], dict]
+Handler = Callable[[dict[str, Any], object], dict[str, Any]]
 STATE_FILE = "dev.json"  # in LCABOT_HOME: where `lcabot dev put/ask` find the running stack
 
 
@@ -102,7 +103,7 @@ class QueuePoller:
             "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
         return int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"])
 
-    def _record(self, m: dict) -> dict:
+    def _record(self, m: dict[str, Any]) -> dict[str, Any]:
         return {
             "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
             "attributes": m.get("Attributes", {}), "messageAttributes": m.get("MessageAttributes", {}),
@@ -163,7 +164,7 @@ def write_state(home: Path, endpoint_url: str, env: dict[str, str]) -> Path:
     return path
 
 
-def read_state(home: Path) -> dict:
+def read_state(home: Path) -> dict[str, Any]:
     """The running stack's endpoint and resource names.
 
     Raises:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
+from typing import Any
 
 ONTOLOGY_PATH = resources.files("lcabot") / "data" / "ontology.json"
 _DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-"})
@@ -81,7 +82,7 @@ class Ontology:
         cues: the offline extractor's sentence patterns, in file order.
     """
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict[str, Any]) -> None:
         self.node_types: tuple[str, ...] = tuple(data["node_types"])
         self.structural_types: tuple[str, ...] = tuple(data["structural_types"])
         self.relations: dict[str, tuple[frozenset[str], frozenset[str]]] = {

@@ -7,12 +7,12 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lcabot.errors import ObjectNotFoundError
 from lcabot.graph import ontology
-from lcabot.graph.build import FRAGMENT_PREFIX, rebuild, valid_fragment, write_fragment
-from lcabot.graph.fragments import FORMAT, fragment_key
+from lcabot.graph.build import rebuild, valid_fragment, write_fragment
+from lcabot.graph.fragments import FORMAT, FRAGMENT_PREFIX, fragment_key
 from lcabot.ingest.chunking import chunk_document
 from lcabot.ingest.pdf import ParsedDocument
 from lcabot.ingest.pipeline import parse_document
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def sync_fragments(index: SearchIndex, store: ObjectStore, extractor: GraphExtractor, embedder: Embedder, *,
-                   max_pdf_mb: float, max_pages: int, progress: Callable[[str], object] = print) -> dict:
+                   max_pdf_mb: float, max_pages: int, progress: Callable[[str], object] = print) -> dict[str, Any]:
     """Make the artifacts ``store`` match a local library's ``index``: a fragment for every indexed document that
     lacks a current one (re-parsing its file, within the ingest limits), none for documents no longer indexed, then
     the merged graph. A stopped build resumes where it stopped: documents whose fragment is current are skipped.
@@ -60,7 +60,7 @@ def sync_fragments(index: SearchIndex, store: ObjectStore, extractor: GraphExtra
             "seconds": time.perf_counter() - started, "rounds": result.rounds}
 
 
-def _current(store, key: str, doc_id: str) -> bool:
+def _current(store: ObjectStore, key: str, doc_id: str) -> bool:
     try:
         fragment = json.loads(store.get(key))
     except (ObjectNotFoundError, ValueError):  # missing, not JSON, not UTF-8: extract again

@@ -73,7 +73,7 @@ def continues_sentence(previous: str, text: str) -> bool:
         text[0].isdigit() or bracketed))
 
 
-def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:
+def chunk_document(parsed: ParsedDocument, doc_id: str, source: str) -> list[Chunk]:  # noqa: C901
     """Split a parsed document into chunks.
 
     Args:

@@ -9,7 +9,7 @@ import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -380,7 +380,8 @@ def _visible(span: dict[str, Any], page_rect: Any, ocr_layer: bool = False,
     if span.get("alpha", 255) == 0 and not ocr_layer:
         return False
     x0, y0, x1, y1 = span["bbox"]
-    return x1 > page_rect.x0 and x0 < page_rect.x1 and y1 > page_rect.y0 and y0 < page_rect.y1
+    on_page: bool = x1 > page_rect.x0 and x0 < page_rect.x1 and y1 > page_rect.y0 and y0 < page_rect.y1
+    return on_page
 
 
 def _page_lines(page: Any, number: int, table_boxes: list[tuple[float, float, float, float]]) -> list[_Line]:
@@ -510,7 +511,7 @@ def _raised(span: dict[str, Any], before: str) -> str:
     a number: a footnote mark ("a default utilisation ratio of 64%⁵⁸ shall be used", PEFCR guidance p. 95, not
     "64%58") or a power of ten ("M = 10⁶", Heijungs 2020, p. 2, not "M = 106"). An exponent after a minus ("kg−1",
     Nab & Maslin 2020, p. 1) stays in line. Search and quote matching read superscript digits as plain ones (NFKC)."""
-    text = span["text"]
+    text: str = span["text"]
     if span["flags"] & 1 and _RAISED_MARK.fullmatch(text.strip()) and _MARKED.search(before):
         return text.translate(_SUPERSCRIPT)
     return text
@@ -523,7 +524,8 @@ def _without_provenance(lines: list[_Line], backgrounds: Callable[[], list[Any]]
     neither quotable nor page text. The box is the shaded rectangle holding its first field, else the fields and the
     lines in their type size that follow them."""
     fields = [i for i, ln in enumerate(lines) if _PROVENANCE_FIELD.match(ln.text)]
-    if len({_PROVENANCE_FIELD.match(lines[i].text).group(1).lower() for i in fields}) < PROVENANCE_MIN_FIELDS:
+    named = {m.group(1).lower() for i in fields if (m := _PROVENANCE_FIELD.match(lines[i].text))}
+    if len(named) < PROVENANCE_MIN_FIELDS:
         return lines
     first = lines[fields[0]].bbox
     cx, cy = (first[0] + first[2]) / 2, (first[1] + first[3]) / 2
@@ -601,7 +603,8 @@ def _chars(raw_blocks: list[dict[str, Any]], span: dict[str, Any]) -> list[dict[
         for line in block.get("lines", []):
             for raw_span in line["spans"]:
                 if tuple(round(v, 1) for v in raw_span["bbox"]) == key:
-                    return raw_span["chars"]
+                    chars: list[dict[str, Any]] = raw_span["chars"]
+                    return chars
     return []
 
 
@@ -646,7 +649,8 @@ def _is_margin_line_number(span: dict[str, Any], page_width: float) -> bool:
     """Line numbers printed in the left or right margin (the PEFCR guidance numbers every line)."""
     text = span["text"].strip()
     x0, _, x1, _ = span["bbox"]
-    return text.isdigit() and (x1 < page_width * 0.11 or x0 > page_width * 0.92)
+    numbered: bool = text.isdigit() and (x1 < page_width * 0.11 or x0 > page_width * 0.92)
+    return numbered
 
 
 def _margin_key(line: _Line, height: float, fraction: float = _MARGIN_FRACTION) -> str | None:
@@ -683,7 +687,7 @@ def _running_lines(pages_lines: list[list[_Line]], heights: list[float]) -> set[
         and any(b - a == 1 for a, b in itertools.pairwise(at))}
 
 
-def _keep_line(line: _Line, height: float, running: set[str], row: list[_Line] = ()) -> bool:
+def _keep_line(line: _Line, height: float, running: set[str], row: Sequence[_Line] = ()) -> bool:
     """Drop download stamps, a copy's page stamps and placeholders, photo credits, running headers/footers, and bare
     page numbers near the page edge: not a section's number beside its title on the same line (``row``: the page's
     lines), "5" before "| LIFE CYCLE ASSESSMENTS" at the top of Nab & Maslin 2020, p. 5."""

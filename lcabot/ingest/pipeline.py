@@ -129,7 +129,7 @@ def ingest_paths(paths: Sequence[Path], *, perspective: str, index: SearchIndex,
     context = multiprocessing.get_context("spawn")  # never fork a process that has torch threads running
     with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_end_with_parent,
                              initargs=(os.getpid(),)) as pool:
-        queue: deque[tuple[Path, bytes, Future[ParsedDocument | DocumentError]]] = deque()
+        queue: deque[tuple[Path, bytes, Future[ParsedDocument | DocumentError] | Future[IngestResult]]] = deque()
         todo = iter(paths)
         while True:
             while len(queue) < LOOKAHEAD and (path := next(todo, None)) is not None:
@@ -165,8 +165,8 @@ def _end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _done(result: IngestResult) -> Future:
-    future: Future = Future()
+def _done(result: IngestResult) -> Future[IngestResult]:
+    future: Future[IngestResult] = Future()
     future.set_result(result)
     return future
 
@@ -178,8 +178,8 @@ def _read(path: Path, perspective: str, index: SearchIndex) -> tuple[bytes, Inge
         message = f"{path}: cannot be read ({err.strerror})"
         return b"", IngestResult(path.name, "failed", reason="unreadable", message=message)
     if path.suffix.lower() != ".pdf" and not data.startswith(b"%PDF"):
-        err = NotAPdfError(path.name, "this is not a PDF file")
-        return data, IngestResult(path.name, "failed", reason=err.reason, message=str(err))
+        refused = NotAPdfError(path.name, "this is not a PDF file")
+        return data, IngestResult(path.name, "failed", reason=refused.reason, message=str(refused))
     return data, _already_indexed(data, path.name, str(path.resolve()), perspective, index)
 
 

@@ -17,7 +17,7 @@ from lcabot.llm import evidence_line, model_else
 from lcabot.report.extractive import ExtractiveFiller
 from lcabot.report.model import FieldResult, Quote
 from lcabot.report.study import Study
-from lcabot.report.template import FieldSpec, field_specs
+from lcabot.report.template import FieldSpec, SectionSpec, field_specs
 from lcabot.report.units import Unit
 
 SYSTEM_PROMPT = """You fill a product carbon footprint (CFP) study report, following ISO 14067:2018, from passages of
@@ -71,7 +71,8 @@ class ClaudeFiller:
                 units.setdefault(f"U{unit.order}", unit)
         return units
 
-    def _call(self, study: Study, specs: list, offered: dict[str, Unit]) -> list[FieldResult]:
+    def _call(self, study: Study, specs: list[tuple[SectionSpec, FieldSpec]],
+              offered: dict[str, Unit]) -> list[FieldResult]:
         """The fields from one :data:`TOOL_NAME` call.
 
         Raises:
@@ -81,7 +82,7 @@ class ClaudeFiller:
         return [_field(section.title, spec, chosen.get(spec.key, []), offered, study) for section, spec in specs]
 
 
-def _tool(specs: list) -> Tool:
+def _tool(specs: list[tuple[SectionSpec, FieldSpec]]) -> Tool:
     """The :data:`TOOL_NAME` tool: ``{"fields": {<field key>: [{"passage", "quote"}, …]}}``, every field optional."""
     item = {"type": "object", "properties": {"passage": {"type": "string"}, "quote": {"type": "string"}},
             "required": ["passage", "quote"]}
@@ -94,7 +95,8 @@ def _tool(specs: list) -> Tool:
                  "required": ["fields"]})
 
 
-def _messages(study: Study, specs: list, offered: dict[str, Unit]) -> list[dict[str, Any]]:
+def _messages(study: Study, specs: list[tuple[SectionSpec, FieldSpec]],
+              offered: dict[str, Unit]) -> list[dict[str, Any]]:
     lines = "\n".join(
         evidence_line({"id": uid, "page": study.label(u.page), "section": u.section, "table": u.context or None,
                        "text": u.text})

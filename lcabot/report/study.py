@@ -140,7 +140,8 @@ class Study:
         if not units:
             return np.zeros(0)
         vectors = self.embedder.embed([for_search(query), *(unit_text(u) for u in units)])
-        return vectors[1:] @ vectors[0]
+        similarity: np.ndarray = vectors[1:] @ vectors[0]
+        return similarity
 
     def prime(self, queries: Sequence[str], units: Sequence[Unit] = ()) -> None:
         """Embed queries (as retrieval embeds them) and units in one batch; later calls read the cache."""

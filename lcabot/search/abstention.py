@@ -421,10 +421,18 @@ def forms_of(term: str) -> tuple[str, ...]:
     return (term, *number, *place_aliases().get(term, ()))
 
 
+def _version_of(term: str) -> str:
+    """The number of the version ``term`` names (its callers only ask of a version: ``_VERSION`` matched it)."""
+    found = _VERSION.match(term)
+    if found is None:
+        raise ValueError(f"not a version: {term!r}")
+    return found.group(1)
+
+
 def _version_mentions(term: str, text: str) -> list[re.Match[str]]:
     """Where ``text`` names the version ``term`` names, however written: "Version 1.0", "Version 1", "v1", or as a
     file name's words ("ec pefcr guidance v6 3" for v6.3)."""
-    number = r"[.\s_-]".join(re.sub(r"(?:\.0)+$", "", _VERSION.match(term).group(1)).split("."))
+    number = r"[.\s_-]".join(re.sub(r"(?:\.0)+$", "", _version_of(term)).split("."))
     return list(re.finditer(rf"(?:\bversion\s*|\bv){number}(?:\.0)*(?![._-]?\d)", text, re.I))
 
 
@@ -441,7 +449,7 @@ def _later_edition(term: str, passage: str) -> bool:
         return False
     def number(printed: str) -> tuple[int, ...]:  # 1.0 is 1
         return tuple(int(n) for n in re.sub(r"(?:[. ]0)+$", "", printed).split(".") if n) or (0,)
-    return number(own.group(1).replace(" ", ".")) < number(_VERSION.match(term).group(1))
+    return number(own.group(1).replace(" ", ".")) < number(_version_of(term))
 
 
 def _to_come(text: str, mention: re.Match[str]) -> bool:

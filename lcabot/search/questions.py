@@ -4,6 +4,7 @@ or condition it names. Read deterministically from the question's words (DESIGN.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lcabot.search.retrieval import content_terms, defines_term
@@ -341,7 +342,7 @@ def refers_back(part: str) -> bool:
     return _BACK_REFERENCE.search(part) is not None
 
 
-def referent(parts: tuple[str, ...], i: int) -> str:
+def referent(parts: Sequence[str], i: int) -> str:
     """What part ``i`` of a multi-part question refers back to: the part before it, when part ``i`` refers to it with
     a pronoun ("what values is it allowed to take" after "What does the A factor … stand for") or names no more
     than :data:`IMPLIED_TERMS` things of its own and no kind of thing it asks for ("… with and without CO2

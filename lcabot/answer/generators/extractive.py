@@ -7,6 +7,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -184,7 +185,7 @@ class ExtractiveGenerator:
         self._embedder = embedder
         self._max = max_sentences
 
-    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:
+    def generate(self, question: str, evidence: Sequence[Evidence], history: Sequence[Turn]) -> list[Claim]:  # noqa: C901
         asked = frame(question)
         lead_ins = {e.context for e in evidence if e.context}  # quoted with each of its items, never alone
         candidates = [e for e in evidence if len(e.text) <= (MAX_ROW_CHARS if e.reading else MAX_SPAN_CHARS)
@@ -307,14 +308,17 @@ class ExtractiveGenerator:
                 continue  # the table a part asks the extreme of is read for that row only
             if e.reading and table in tables:  # a second row of a table: the table's rows about the question are
                 # read together (Moretti et al. 2020, Table 4: both climate change rows, not water use)
-                place, first = tables[table]
+                place, first_row = tables[table]
                 # (a row leading a part is read with them whatever its score: JRC ILCD compliance rules Tab. 1, p. 6,
                 # "Data quality" for "which three data-quality levels …" beside "Method" for another part)
-                if not relevant(i, first) and i not in leads:
+                if not relevant(i, first_row) and i not in leads:
                     continue
-                rows = _rows_of(e, order, candidates, lambda j, first=first: relevant(j, first) or j in leads)
-                picked[place] = rows
-                used.update(r.evidence_id for r in rows)
+                def keep(j: int, first: int = first_row) -> bool:
+                    return relevant(j, first) or j in leads
+
+                table_rows = _rows_of(e, order, candidates, keep)
+                picked[place] = table_rows
+                used.update(r.evidence_id for r in table_rows)
                 continue
             if per_page.get((e.doc_id, e.page), 0) >= MAX_PER_PAGE and i not in answers_part:
                 continue  # a part's best spans are quoted however many others their page gave: all four parts of
@@ -326,7 +330,7 @@ class ExtractiveGenerator:
                 group = [candidates[j] for j in extreme[1]]
             elif e.reading:  # a row is read with the table's further rows about the question, wherever they rank
                 tables[table] = (len(picked), i)
-                group = _rows_of(e, order, candidates, lambda j, first=i: relevant(j, first))
+                group = _rows_of(e, order, candidates, partial(relevant, best=i))
             else:
                 group = _list_of(e, order, candidates) if e.context else _enumerated(i, candidates) or [e]
             # the statements a document rejects (asked for as such) are followed by the sentence rejecting them
@@ -433,11 +437,12 @@ class ExtractiveGenerator:
         titled = np.array([sum(weight[t] for t in terms if t in own and term_present(t, e.section or ""))
                            for e in evidence]) / total
         w_cos, w_terms, w_rank = WEIGHTS
-        return (w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase + TITLE_WEIGHT * titled
-                + bonus)
+        scores: np.ndarray = (w_cos * cosine + w_terms * overlap + w_rank * rank + PHRASE_WEIGHT * phrase
+                              + TITLE_WEIGHT * titled + bonus)
+        return scores
 
 
-def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],
+def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates: Sequence[Evidence],  # noqa: C901
                 naming: frozenset[str]) -> list[int]:
     """The lead of each part of a multi-part question (none for a one-part question, or a part an earlier lead
     answers too), in the parts' order: its best span that no earlier part took, read as :func:`_value_first` and
@@ -506,7 +511,7 @@ def _part_leads(parts: Sequence[str], rankings: Sequence[np.ndarray], candidates
         each = each_thing(part)
         if each:  # "what does each of the two delegated acts cover": the sentence on each of them ("The first act
             # defines …", "The second act provides a methodology …", renewable hydrogen delegated acts news, p. 1)
-            ordinals = [next((i for i in sorted(free, key=lambda i, o=o: not re.match(
+            ordinals = [next((i for i in sorted(free, key=lambda i: not re.match(
                 rf"(?:the\s+)?{o}\b", candidates[i].text, re.I)) if names_each(candidates[i].text, o, each)),
                 None) for o in ORDINALS]  # (one saying so first: "The first act defines …", not "… the first act
             # clarifies …")
