@@ -59,6 +59,8 @@ class Tool:
                     where = "/".join(str(p) for p in error.path) or "the top"
                     raise GenerationError(f"Claude's {self.name} input did not fit its schema "
                                           f"(at {where}: {error.validator})")
+                if not isinstance(data, dict):  # (every tool's schema asks for an object)
+                    raise GenerationError(f"Claude's {self.name} input is not an object")
                 return data
         raise GenerationError(f"Claude's reply did not call the {self.name} tool")
 
@@ -86,7 +88,8 @@ class MessagesClient:
         # (it wants ``x-api-key``); send the key only where the API documents it.
         self._client = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
-            default_headers={"x-api-key": api_key, "Authorization": anthropic.omit},
+            # the SDK removes a default header given as ``omit`` (its annotation admits only str)
+            default_headers={"x-api-key": api_key, "Authorization": anthropic.omit},  # type: ignore[dict-item]
         )
         self.model = model
         self.max_tokens = max_tokens
@@ -108,7 +111,8 @@ class MessagesClient:
         deadline = deadline if deadline is not None else time.monotonic() + self.timeout_s
         for attempt in range(RETRIES + 1):
             try:
-                response = self._within(deadline, lambda: self._client.messages.create(
+                # plain dicts, as the Messages API takes them (the SDK's overloads want its TypedDicts)
+                response = self._within(deadline, lambda: self._client.messages.create(  # type: ignore[call-overload]
                     model=self.model, max_tokens=self.max_tokens, system=system, messages=messages,
                     tools=[tool.spec()], tool_choice={"type": "tool", "name": tool.name},
                     timeout=max(deadline - time.monotonic(), 0.001),
@@ -197,7 +201,7 @@ def incomplete(response: Any) -> str:
 
 
 def _backoff(attempt: int) -> float:
-    return 0.5 * 2**attempt * (1 - 0.25 * random.random())
+    return float(0.5 * 2**attempt * (1 - 0.25 * random.random()))
 
 
 def _describe(err: Exception) -> str:

@@ -21,6 +21,7 @@ import re
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -241,8 +242,8 @@ class OpenSearchIndex:
         vectors = np.asarray(vectors, dtype=np.float32)
         if not np.isfinite(vectors).all():
             raise ValueError(f"{record.source}: the vectors hold NaN or infinity")
-        seen: set[str] = set()
-        repeated = sorted({c.chunk_id for c in chunks if c.chunk_id in seen or seen.add(c.chunk_id)})
+        counts = Counter(c.chunk_id for c in chunks)
+        repeated = sorted(chunk_id for chunk_id, n in counts.items() if n > 1)
         if repeated:
             raise IndexWriteError(f"{record.source}: chunk ids repeat ({', '.join(repeated[:5])}); nothing was written")
         self._exists = False  # look again: had the index been dropped, a bulk write would auto-create it unmapped
@@ -598,14 +599,15 @@ class OpenSearchIndex:
         raise AssertionError("unreachable")
 
     def _backoff(self, attempt: int) -> float:
-        return min(self._backoff_s * 2**attempt, self._max_backoff_s)
+        return float(min(self._backoff_s * 2**attempt, self._max_backoff_s))
 
     def _search(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """``POST /<index>/_search``; None when the index does not exist (nothing was ever written)."""
         if not self._open():
             return None
         try:
-            return self._call(self._client.search, index=self.index_name, body=body)
+            found: dict[str, Any] = self._call(self._client.search, index=self.index_name, body=body)
+            return found
         except NotFoundError:
             self._exists = False
             return None

@@ -259,8 +259,11 @@ class Answerer:
         fact_evidence = [(GraphFact(f.subject, f.relation, f.object), _fact_evidence(f, documents, spans))
                          for f in facts]
         known = {e.evidence_id for e in ledger}
-        ledger += [e for _, evidence in fact_evidence for e in evidence
-                   if e.evidence_id not in known and not known.add(e.evidence_id)]
+        for _, evidence in fact_evidence:
+            for e in evidence:
+                if e.evidence_id not in known:
+                    known.add(e.evidence_id)
+                    ledger.append(e)
         claims, generator, notes = self._generate(query, ledger, history)
         return ledger, verify(claims, ledger, self._index, fact_evidence, MAX_FACTS_SHOWN, frame(query)), generator, \
             notes
@@ -746,7 +749,7 @@ def _fact_evidence(fact: Fact, documents: dict[str, DocumentRecord], spans: dict
     88 MPa …" runs from p. 4 to p. 5), else the quote as printed on the fact's page."""
     out = []
     for c in fact.citations:
-        record = documents.get(c.get("doc_id"))
+        record = documents.get(str(c.get("doc_id")))
         if record is None or not c.get("quote") or not isinstance(c.get("page"), int) or not c.get("chunk_id"):
             continue
         key = match_key(c["quote"])

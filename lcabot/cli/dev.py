@@ -17,7 +17,9 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -26,6 +28,9 @@ from rich.markup import escape
 from lcabot.config import PERSPECTIVES, Settings
 from lcabot.errors import ConfigurationError
 from lcabot.wiring import Deps
+
+if TYPE_CHECKING:
+    from lcabot.dev.loop import QueuePoller
 
 console = Console(soft_wrap=True)
 DEFAULT_PORT = 5055
@@ -57,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     rm.set_defaults(func=_guarded(cmd_rm))
 
 
-def _guarded(command):
+def _guarded(command: Callable[[argparse.Namespace, Settings], int]) -> Callable[[argparse.Namespace, Deps], int]:
     """The command, with a lost connection to the local stack (stopped mid-wait) as a one-line error."""
 
     def run(args: argparse.Namespace, deps: Deps) -> int:
@@ -130,7 +135,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _poll(poller, stop: threading.Event) -> None:
+def _poll(poller: QueuePoller, stop: threading.Event) -> None:
     """Feed one queue to its handler until ``stop``; one line per batch on the console."""
     while not stop.is_set():
         try:
@@ -157,7 +162,8 @@ def _connect(settings: Settings) -> dict[str, str]:
         raise ConfigurationError(f"the local stack at {state['endpoint_url']} is not running "
                                  "(start it with `lcabot dev`)") from None
     devloop.use_endpoint(state["endpoint_url"])
-    return state["env"]
+    env: dict[str, str] = state["env"]
+    return env
 
 
 def cmd_put(args: argparse.Namespace, settings: Settings) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -16,6 +16,9 @@ from lcabot.graph import ontology
 from lcabot.graph.build import load, stats
 from lcabot.graph.sync import sync_fragments
 from lcabot.wiring import Deps
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 console = Console(soft_wrap=True)
 
@@ -36,7 +39,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def cmd_build(args: argparse.Namespace, deps: Deps) -> int:
     done = sync(deps, progress=lambda text: console.print(escape(text)))
-    figures = stats(load(deps.artifacts))
+    graph = load(deps.artifacts)
+    if graph is None:  # nothing indexed: no graph was written
+        console.print(messages.no_graph_yet())
+        return 1
+    figures = stats(graph)
     console.print(f"graph: {figures['nodes']} nodes, {figures['edges']} edges from {figures['documents']} documents "
                   f"({done['extracted']} extracted, {done['removed']} removed) in {done['seconds']:.1f} s")
     return 0
@@ -49,7 +56,7 @@ def sync(deps: Deps, progress: Callable[[str], object]) -> dict[str, Any]:
                           max_pages=s.max_pages, progress=progress)
 
 
-def _graph(deps: Deps):
+def _graph(deps: Deps) -> nx.MultiDiGraph[str] | None:
     """The local merged graph, or ``None`` after telling the user how to build one."""
     try:
         graph = load(deps.artifacts)
@@ -113,16 +120,16 @@ def cmd_show(args: argparse.Namespace, deps: Deps) -> int:
     return 0
 
 
-def find_node(graph, entity: str) -> str | None:
+def find_node(graph: nx.MultiDiGraph[str], entity: str) -> str | None:
     """The node named ``entity``: an ontology name or alias, else a node name (any case)."""
     canonical = ontology.load().canonical(entity)
     if canonical and f"{canonical[1]}:{canonical[0]}" in graph:
         return f"{canonical[1]}:{canonical[0]}"
     wanted = entity.strip().casefold()
-    return next((n for n, d in sorted(graph.nodes(data=True)) if d["name"].casefold() == wanted), None)
+    return next((n for n in sorted(graph.nodes) if str(graph.nodes[n]["name"]).casefold() == wanted), None)
 
 
-def _where(graph, citation: dict[str, Any]) -> str:
+def _where(graph: nx.MultiDiGraph[str], citation: dict[str, Any]) -> str:
     title = graph.graph.get("documents", {}).get(citation["doc_id"], citation["doc_id"])
     section = f", {citation['section']}" if citation.get("section") else ""
     return f"{title}{section}, p. {citation.get('page_label') or citation['page']}"

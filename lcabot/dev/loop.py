@@ -14,14 +14,14 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import boto3
 
-Handler = Callable[[dict[str, Any], object], dict[str, Any]]
+Handler = Callable[[dict[str, Any], Any], Mapping[str, Any]]
 STATE_FILE = "dev.json"  # in LCABOT_HOME: where `lcabot dev put/ask` find the running stack
 
 
@@ -55,7 +55,8 @@ class QueuePoller:
     """
 
     def __init__(self, queue_url: str, handler: Handler, *, function_name: str, batch_size: int = 1,
-                 visibility_timeout_s: int = 2, region: str = "us-east-1", sqs=None, timeout_s: float = 900.0) -> None:
+                 visibility_timeout_s: int = 2, region: str = "us-east-1", sqs: Any = None,
+                 timeout_s: float = 900.0) -> None:
         self.queue_url = queue_url
         self.timeout_s = timeout_s
         self.handler = handler
@@ -126,7 +127,7 @@ def worker_pollers(queues: dict[str, str], region: str = "us-east-1") -> list[Qu
     ]
 
 
-def start_moto_server(port: int):
+def start_moto_server(port: int) -> Any:
     """moto server (S3, SQS, DynamoDB, Secrets Manager …) on ``127.0.0.1:port``, started, without its
     per-request access log. Returns the ``ThreadedMotoServer``; ``stop()`` ends it."""
     import logging
@@ -173,6 +174,7 @@ def read_state(home: Path) -> dict[str, Any]:
     from lcabot.errors import ConfigurationError
 
     try:
-        return json.loads((home / STATE_FILE).read_text())
+        state: dict[str, Any] = json.loads((home / STATE_FILE).read_text())
+        return state
     except (OSError, json.JSONDecodeError):
         raise ConfigurationError(f"no local stack found in {home} (start one with `lcabot dev` first)") from None

@@ -9,6 +9,7 @@ cannot do gets the offline cue triples instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from lcabot.adapters.anthropic_client import MessagesClient, Tool
@@ -81,8 +82,8 @@ class ClaudeExtractor:
             result.sightings.extend(scratch.sightings)
         seen: set[tuple[str, str, str, str]] = set()
         for batch in self._batches(chunks):
-            found, note = model_else(lambda batch=batch: self._ask(batch, result),
-                                     lambda batch=batch: [t for c in batch for t in offline[c.chunk_id].triples])
+            found, note = model_else(partial(self._ask, batch, result),
+                                     partial(_offline_triples, batch, offline))
             if note is not None:  # (the note is for people; a graph counts the chunks that fell back)
                 result.failed_chunks += len(batch)
             for triple in found:
@@ -157,3 +158,8 @@ class ClaudeExtractor:
 def _named(raw: str, node: tuple[str, str], unit: Unit) -> bool:
     """Does the quoted unit name this end of the triple: as Claude wrote it, or as the ontology concept it maps to?"""
     return match_key(raw) in match_key(unit.quote) or any(m.name == node[0] for m in unit.mentions)
+
+
+def _offline_triples(batch: Sequence[Chunk], offline: dict[str, Extraction]) -> list[Triple]:
+    """The offline extractor's triples of ``batch`` (what a batch Claude failed on gets)."""
+    return [t for c in batch for t in offline[c.chunk_id].triples]

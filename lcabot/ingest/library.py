@@ -23,6 +23,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote_plus
 
 from lcabot import graph, messages
@@ -178,17 +179,25 @@ class Library:
         """
         if not in_library(change.key):
             return None
-        if self.documents is None or self.status is None:
-            raise TypeError("a library of local files has no object changes (Library.add_files)")
         status = self._created(change, max_pages) if change.action == "created" else self._removed(change)
-        if status.reason == "superseded" and self.status.get(change.key) is not None:
+        if status.reason == "superseded" and self._statuses().get(change.key) is not None:
             return status  # a late event of an older version: the newer version's status stands
-        self.status.put(status)
+        self._statuses().put(status)
         return status
+
+    def _bucket(self) -> ObjectStore:
+        if self.documents is None:
+            raise TypeError("a library of local files has no bucket (Library.add_files adds files)")
+        return self.documents
+
+    def _statuses(self) -> StatusStore:
+        if self.status is None:
+            raise TypeError("a library of local files has no status store (Library.add_files adds files)")
+        return self.status
 
     def _created(self, change: ObjectChange, max_pages: int | None = None) -> DocumentStatus:
         key, source = change.key, posixpath.basename(change.key)
-        info = self.documents.head(key)
+        info = self._bucket().head(key)
         if info is None:
             return _status(key, "skipped", messages.object_gone(key), reason="gone", etag=change.etag)
         if change.etag and info.etag != change.etag:
@@ -198,7 +207,7 @@ class Library:
             err = TooLargeError(source, messages.over_size_limit(info.size, self.settings.max_pdf_mb))
             return _status(key, "failed", str(err), reason=err.reason, perspective=perspective, etag=info.etag)
         try:
-            data = self.documents.get(key)
+            data = self._bucket().get(key)
         except ObjectNotFoundError:
             return _status(key, "skipped", messages.object_gone(key), reason="gone", etag=change.etag)
         settings = self.settings if max_pages is None or max_pages >= self.settings.max_pages else \
@@ -209,7 +218,7 @@ class Library:
             self._write_fragment(result.record, result.chunks)
             # the object may have changed while it was read and indexed (a run takes minutes, and SQS keeps no
             # order): the library follows what the bucket holds now, whichever event's run finishes last
-            now = self.documents.head(key)
+            now = self._bucket().head(key)
             if now is None:
                 return self._removed(ObjectChange("removed", change.bucket, key))
             if now.etag != info.etag:
@@ -244,7 +253,7 @@ class Library:
 
     def _removed(self, change: ObjectChange) -> DocumentStatus:
         key, source = change.key, posixpath.basename(change.key)
-        if self.documents.head(key) is not None:
+        if self._bucket().head(key) is not None:
             return _status(key, "skipped", messages.object_restored(key), reason="restored")
         record = self.index.document_by_key(key)
         if self.artifacts.head(graph.fragment_key(key)) is not None:
@@ -260,10 +269,10 @@ class Library:
     def _rehome(self, doc_id: str, bucket: str, removed_key: str) -> None:
         """Other keys holding the same bytes were recorded as duplicates of the removed one; index them now, so
         deleting one copy never takes the content out of the library."""
-        for other in self.status.with_doc_id(doc_id):
+        for other in self._statuses().with_doc_id(doc_id):
             if other.source_key != removed_key and other.status == "unchanged" and in_library(other.source_key):
-                self.status.put(self._created(ObjectChange("created", bucket, other.source_key)))
+                self._statuses().put(self._created(ObjectChange("created", bucket, other.source_key)))
 
 
-def _status(key: str, status: str, message: str, **fields) -> DocumentStatus:
+def _status(key: str, status: str, message: str, **fields: Any) -> DocumentStatus:
     return DocumentStatus(source_key=key, status=status, message=message, **fields)
