@@ -27,19 +27,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class ParseCache:
-    """:func:`lcabot.ingest.pdf.parse_pdf` remembered by (content hash, file name, page limit) for one session: the
-    parser is a pure function of those, and the slowest step of the corpus tests (PyMuPDF's table finding: most of a
-    minute for the PEFCR guidance), while the same PDFs are read by the ingest, the parsing tests, the reports and the
-    graph build. Each call returns its own deep copy, so no caller sees another's changes; a failure is not kept (it
-    is raised again by parsing again)."""
+    """:func:`lcabot.ingest.pdf.parse_pdf` remembered by (content hash, file name) for one session: the parser is a
+    pure function of those (its page limit only refuses a longer PDF), and the slowest step of the corpus tests
+    (PyMuPDF's table finding: most of a minute for the PEFCR guidance), while the same PDFs are read by the ingest,
+    the parsing tests, the reports and the graph build. Each call returns its own deep copy, so no caller sees
+    another's changes; a failure, or a PDF above a call's page limit, is parsed again (and so raised as before)."""
 
     def __init__(self) -> None:
-        self._parsed: dict[tuple[bytes, str, int], ParsedDocument] = {}
+        self._parsed: dict[tuple[bytes, str], ParsedDocument] = {}
 
     def parse_pdf(self, data: bytes, source: str, *, max_pages: int = 2000) -> ParsedDocument:
-        key = (hashlib.sha256(data).digest(), source, max_pages)
-        if key not in self._parsed:
-            self._parsed[key] = parse_pdf(data, source, max_pages=max_pages)
+        key = (hashlib.sha256(data).digest(), source)
+        if key not in self._parsed or len(self._parsed[key].page_texts) > max_pages:
+            self._parsed[key] = parse_pdf(data, source, max_pages=max_pages)  # (above the limit: raises)
         return copy.deepcopy(self._parsed[key])
 
     def __call__(self, path: Path) -> ParsedDocument:
