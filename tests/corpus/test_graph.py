@@ -159,10 +159,11 @@ def test_an_interrupted_graph_build_resumes(ingested, tmp_path, embedder, monkey
 
     names = [COFFEE, MORETTI]
     index = wiring.build_index(Settings(home=tmp_path / "full"))
-    for n in names:
+    library = ingested["__index__"]
+    for n in names:  # the two documents as the corpus index holds them (their vectors too: none is embedded again)
         result = ingested[n]
-        index.upsert_document(result.record, result.chunks, embedder.embed([c.search_text for c in result.chunks]),
-                              [ingested["__index__"].page_text(result.record.doc_id, p) or ""
+        index.upsert_document(result.record, result.chunks, library.vectors([c.chunk_id for c in result.chunks]),
+                              [library.page_text(result.record.doc_id, p) or ""
                                for p in range(1, result.record.n_pages + 1)])
     full = Settings(home=tmp_path / "full")
     assert graphcli.sync(wiring.build(full, embedder=embedder, index=index), lambda _t: None)["extracted"] == 2

@@ -13,7 +13,6 @@ from lcabot import messages
 from lcabot.cli import report as reportcli
 from lcabot.config import Settings
 from lcabot.ingest.normalize import match_key
-from lcabot.ingest.pdf import parse_pdf
 from lcabot.report import NOT_PROVIDED, ReportFiles, write_report
 from lcabot.report.render_md import evidence
 from lcabot.report.units import number_lists
@@ -37,10 +36,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, Rep
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, list[str]]:
-    """Each study's page texts, parsed independently of the report (the ground truth for citations)."""
-    return {name: parse_pdf((STUDIES / name).read_bytes(), name).page_texts
-            for name in (COFFEE, HYDROGEN, POLYPROPYLENE)}
+def pages(parsed_pdf) -> dict[str, list[str]]:
+    """Each study's page texts, parsed by the parser itself, not read from the report (the ground truth for
+    citations)."""
+    return {name: parsed_pdf(STUDIES / name).page_texts for name in (COFFEE, HYDROGEN, POLYPROPYLENE)}
 
 
 def _on_page(text: str, page_text: str) -> bool:

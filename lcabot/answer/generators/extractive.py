@@ -226,9 +226,12 @@ class ExtractiveGenerator:
         # (for a part, the named document's subject weighs as little as what the part refers back to: "How was used
         # cooking oil treated in the baseline of the Moretti UCO-PP study" asks how it was treated, "Accordingly, UCO
         # has been treated with a cut-off approach in the baseline calculations", Moretti et al. 2020, p. 7)
+        # (the spans are embedded once for all the parts: only the part's own words change between them)
+        spans = self._embedder.embed([_span_text(e) for e in candidates])
         scores = [self.score(part, candidates, asked, about=referent(parts, i) or asked.premise, naming=naming,
                              subject=subject if i < len(parts) else frozenset(),
-                             by_rank=i == 0 or i == len(parts)) for i, part in enumerate([*parts, asked.asking])]
+                             by_rank=i == 0 or i == len(parts), vectors=spans)
+                  for i, part in enumerate([*parts, asked.asking])]
         rankings = [np.argsort(-s, kind="stable") for s in scores]
         overall = scores[-1]
         asked_terms = [t for t in content_terms(asked.asking) if t not in naming | subject]
@@ -352,20 +355,24 @@ class ExtractiveGenerator:
 
     def score(self, question: str, evidence: Sequence[Evidence], asked: QuestionFrame | None = None,
               about: str = "", naming: frozenset[str] = frozenset(), by_rank: bool = True,
-              subject: frozenset[str] = frozenset()) -> np.ndarray:
+              subject: frozenset[str] = frozenset(), vectors: np.ndarray | None = None) -> np.ndarray:
         """Relevance of each evidence span to ``question`` (a whole question or one part of ``asked``, read with
         ``about``, the part its pronoun refers to), shape ``(len(evidence),)``. ``evidence`` is in ledger order,
         i.e. grouped by the rank of its passage; ``naming`` holds the names (lower case) by which the question named
         the documents of ``evidence``: they are not among its terms; ``by_rank``: the rank of a span's passage
-        counts (not for a later part of a question, which the ranking was not made for)."""
+        counts (not for a later part of a question, which the ranking was not made for); ``vectors``: the spans'
+        embeddings when already computed (one row per span of ``evidence``)."""
         asked = asked or frame(question)
         part = frame(question) if question not in (asked.text, asked.asking) else asked
         question = without_section(question) if asked.section else question
         own = set(content_terms(question))
         question = f"{question} ({about})" if about else question
-        texts = [" ".join(p for p in (e.context, e.reading or e.text) if p) for e in evidence]
-        vectors = self._embedder.embed([question, *texts])
-        cosine = vectors[1:] @ vectors[0]
+        texts = [_span_text(e) for e in evidence]
+        if vectors is None:
+            embedded = self._embedder.embed([question, *texts])
+            cosine = embedded[1:] @ embedded[0]
+        else:
+            cosine = vectors @ self._embedder.embed([question])[0]
         terms = [t for t in content_terms(question) if t not in naming
                  and not (asked.defines and ASKING_DEFINITION.fullmatch(t))
                  and not (t in SORT_NOUNS and t in asked_noun(question).split())]  # "which GWP values": GWP
@@ -1083,3 +1090,8 @@ def statement(evidence: Evidence, *items: Evidence) -> str:
     if evidence.context:
         return messages.list_statement(evidence.context, [evidence.text, *(e.text for e in items)])
     return messages.quote_statement(" ".join(e.text for e in (evidence, *items)))  # (points it announces, in order)
+
+
+def _span_text(evidence: Evidence) -> str:
+    """What a span is scored by: its lead-in (a list item's) and its reading (a table row's) or text."""
+    return " ".join(p for p in (evidence.context, evidence.reading or evidence.text) if p)
