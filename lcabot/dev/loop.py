@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -127,6 +128,28 @@ def worker_pollers(queues: dict[str, str], region: str = "us-east-1") -> list[Qu
     ]
 
 
+_DYNAMODB_LOCK = threading.Lock()
+
+
+def _serialise_dynamodb() -> None:
+    """DynamoDB applies a conditional write atomically; moto server runs each request in a thread of its own and
+    checks a condition, then writes, with no lock, so two conditional puts racing on one item can both succeed (the
+    claim that makes a Slack message act once let two of eight concurrent deliveries act on a loaded machine). Here
+    DynamoDB requests run one at a time, as atomic as DynamoDB's; S3 and SQS keep their threads."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    original = DynamoHandler.call_action
+    if getattr(original, "serialised", False):
+        return
+
+    def call_action(self: DynamoHandler) -> Any:
+        with _DYNAMODB_LOCK:
+            return original(self)
+
+    call_action.serialised = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action
+
+
 def start_moto_server(port: int) -> Any:
     """moto server (S3, SQS, DynamoDB, Secrets Manager …) on ``127.0.0.1:port``, started, without its
     per-request access log. Returns the ``ThreadedMotoServer``; ``stop()`` ends it."""
@@ -144,6 +167,7 @@ def start_moto_server(port: int) -> Any:
             raise ConfigurationError(f"port {port} on 127.0.0.1 is in use (another `lcabot dev`?); "
                                      "stop it or pass --port") from None
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    _serialise_dynamodb()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     return server
