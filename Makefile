@@ -3,7 +3,7 @@
 #   make demo                      venv + ingest ../shared/corpus into $(LCABOT_HOME) + ask three dev questions
 #                                  + the ISO 14067 report of the coffee study into $(LCABOT_HOME)/reports
 #   make demo DOCS=~/my-pdfs       ingest another folder (or files), all as perspective "general"
-#   make test                      pytest + ruff
+#   make test                      pytest + ruff + mypy
 #   make bench                     ingest throughput, query latency, ask memory, graph build, handler cold import, Slack ack, image size
 #   make dev                       the serverless stack on this machine: moto server (S3, SQS, DynamoDB) with the
 #                                  resources of template.yaml, feeding the real Lambda handlers (Ctrl-C stops);
@@ -66,6 +66,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest -q
 	$(BIN)/ruff check lcabot lambdas bot_handlers tests bench scripts
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	rm -rf $(BENCH_HOME)
@@ -83,7 +84,7 @@ dev: $(STAMP)
 
 # Removes the default demo index (.lcabot), never an LCABOT_HOME set elsewhere.
 clean:
-	rm -rf .lcabot bench/out build .pytest_cache .ruff_cache lcabot.egg-info
+	rm -rf .lcabot bench/out build .pytest_cache .ruff_cache .mypy_cache lcabot.egg-info
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean

@@ -26,9 +26,9 @@ GNU_TIME = "/usr/bin/time"
 
 
 def lcabot_command() -> list[str]:
-    """The ``lcabot`` console script of this interpreter's environment, else ``python -m lcabot.cli``."""
+    """The ``lcabot`` console script of this interpreter's environment, else ``python -m lcabot.cli.main``."""
     script = Path(sys.executable).parent / "lcabot"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lcabot.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lcabot.cli.main"]
 
 
 def run_once(question: str, env: dict[str, str], use_gnu_time: bool) -> tuple[float, float, int]:

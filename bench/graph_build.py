@@ -18,14 +18,14 @@ import time
 from pathlib import Path
 
 from lcabot import wiring
-from lcabot.chunking import chunk_document
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.config import Settings
 from lcabot.graph import ontology
 from lcabot.graph.build import MERGED_KEY, load, rebuild, stats, write_fragment
 from lcabot.graph.extract import OfflineExtractor
-from lcabot.ingest import parse_document
-from lcabot.objects import LocalObjectStore
-from lcabot.pdf import ParsedDocument
+from lcabot.ingest.chunking import chunk_document
+from lcabot.ingest.pdf import ParsedDocument
+from lcabot.ingest.pipeline import parse_document
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     names = requirements("lcabot", ("aws",)) - {"lcabot"}
     sizes = sorted(((installed_bytes(n), n) for n in names), reverse=True)
-    code = sum(p.stat().st_size for d in ("lcabot", "lambdas", "bot_handlers", "graph_artifacts")
+    code = sum(p.stat().st_size for d in ("lcabot", "lambdas", "bot_handlers")
                for p in (REPO / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     deps = sum(s for s, _ in sizes)
     print(f"{len(sizes)} distributions, {deps / 1e6:.0f} MB installed; largest:")

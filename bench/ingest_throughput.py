@@ -1,6 +1,6 @@
 """Ingest throughput: pages/s and chunks/s for a corpus folder, end to end (model load included), through the same
-code as ``lcabot ingest`` (``lcabot.ingest.ingest_paths``, which parses in a worker process while embedding, with
-the ports from ``lcabot.wiring``). Prints figures, asserts nothing.
+code as ``lcabot ingest`` (``lcabot.ingest.pipeline.ingest_paths``, which parses in a worker process while
+embedding, with the ports from ``lcabot.wiring``). Prints figures, asserts nothing.
 
 Run: ``.venv/bin/python bench/ingest_throughput.py [CORPUS] [--home DIR] [--skip-parse]``
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lcabot import wiring
 from lcabot.config import PERSPECTIVES, Settings
-from lcabot.ingest import discover_pdfs, ingest_paths
+from lcabot.ingest.pipeline import discover_pdfs, ingest_paths
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
@@ -88,9 +88,9 @@ def run_ingest(files: list[Path], corpus: Path, settings: Settings) -> dict[str,
 
 def run_parse_only(files: list[Path], settings: Settings) -> tuple[float, float]:
     """Seconds spent parsing all files in this process, and parsing + chunking (no embedding, no index)."""
-    from lcabot.chunking import chunk_document
     from lcabot.errors import DocumentError
-    from lcabot.ingest import content_hash, parse_document
+    from lcabot.ingest.chunking import chunk_document
+    from lcabot.ingest.pipeline import content_hash, parse_document
 
     parse_s = chunk_s = 0.0
     for path in files:

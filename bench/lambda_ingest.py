@@ -36,8 +36,9 @@ def main() -> None:
 
     import boto3
 
-    from lcabot import devloop, devstack
-    from lcabot.cloud.aws import DynamoStatusStore
+    from lcabot.adapters.aws import DynamoStatusStore
+    from lcabot.dev import loop as devloop
+    from lcabot.dev import stack as devstack
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

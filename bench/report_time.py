@@ -27,7 +27,7 @@ import sys, time
 from pathlib import Path
 t0 = time.monotonic()
 from lcabot.config import Settings
-from lcabot.embeddings import SentenceTransformerEmbedder
+from lcabot.adapters.embedder import SentenceTransformerEmbedder
 from lcabot.report import write_report
 path, out = Path(sys.argv[1]), Path(sys.argv[2])
 write_report(path.read_bytes(), path.name, out, settings=Settings(home=out / "home"),
@@ -41,8 +41,8 @@ def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 
 def warm(studies: list[Path]) -> None:
+    from lcabot.adapters.embedder import SentenceTransformerEmbedder
     from lcabot.config import Settings
-    from lcabot.embeddings import SentenceTransformerEmbedder
     from lcabot.report import write_report
 
     t0 = time.monotonic()

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot_handlers.slack import app as slack_app  # noqa: E402
-from lcabot import devloop, devstack  # noqa: E402
+from lcabot.dev import loop as devloop  # noqa: E402
+from lcabot.dev import stack as devstack  # noqa: E402
 from tests import slack_events as ev  # noqa: E402
 from tests.stack.conftest import free_port  # noqa: E402
 from tests.stubs.faulty_proxy import FaultyProxy  # noqa: E402

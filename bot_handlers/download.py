@@ -7,6 +7,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
+from lcabot import messages
 from lcabot.errors import FileUnavailableError, NotAPdfError, TooLargeError
 from lcabot.jobs import FileRef
 
@@ -24,7 +25,7 @@ def fetch_pdf(file: FileRef, limit_bytes: int, *, platform: str, headers: Mappin
     """
     limit_mb = limit_bytes / 1048576
     if file.size is not None and file.size > limit_bytes:
-        raise TooLargeError(file.name, f"{file.size / 1048576:.1f} MB is above the limit of {limit_mb:.0f} MB")
+        raise TooLargeError(file.name, messages.over_size_limit(file.size, limit_mb))
     request = urllib.request.Request(file.url, headers=dict(headers or {}))
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (the platform's https URL)
@@ -35,7 +36,7 @@ def fetch_pdf(file: FileRef, limit_bytes: int, *, platform: str, headers: Mappin
                                                   "or the link expired); please share it again") from None
         raise
     if len(data) > limit_bytes:
-        raise TooLargeError(file.name, f"it is above the limit of {limit_mb:.0f} MB")
+        raise TooLargeError(file.name, messages.over_size_limit(None, limit_mb))
     if not data.startswith(b"%PDF-"):
         raise NotAPdfError(file.name, f"{platform} did not send a PDF (is it a PDF, and may the app read files?)")
     return data

@@ -1,107 +1,58 @@
-"""What every worker Lambda shares: settings (with secrets from Secrets Manager), the adapters chosen from the
-environment, the idempotency layer and the platform clients. Built once per execution environment (cold start).
-
-Environment (set by ``template.yaml``; ``lcabot dev`` sets the same names):
-``LCABOT_LIBRARY_BUCKET``, ``LCABOT_ARTIFACTS_BUCKET``, ``LCABOT_REPORTS_BUCKET``, ``LCABOT_STATUS_TABLE``,
-``LCABOT_IDEMPOTENCY_TABLE``, ``LCABOT_MAX_RECEIVE_COUNT`` (the queue's redrive ``maxReceiveCount``),
-``LCABOT_ANTHROPIC_SECRET_ARN`` (JSON secret with ``api_key``), plus the core's ``LCABOT_*`` settings
-(``LCABOT_OPENSEARCH_URL`` selects OpenSearch over the embedded index).
+"""What every worker Lambda shares: the idempotency layer, the last-delivery test, the channel's retrieval mode and
+the SQS job worker. The dependencies come from :func:`bot_handlers.platforms.deployed` (built once per execution
+environment from ``template.yaml``'s environment: buckets, tables, queues, ``LCABOT_MAX_RECEIVE_COUNT``, the secret
+ARNs) or, in tests, from the test.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-from collections.abc import Callable, Mapping
-from functools import cache
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import BatchProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
     IdempotencyConfig,
     idempotent_function,
 )
+from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lcabot import messages
-from lcabot.config import Settings
-from lcabot.errors import ConfigurationError
 from lcabot.jobs import ConversationRef, MalformedJobError, parse_job
-from lcabot.ports import PlatformClient
+from lcabot.wiring import Deps
 
 IDEMPOTENCY_TTL_S = 7 * 24 * 3600  # longer than any redelivery: SQS keeps a message at most 14 days, S3 retries less
 
 
-def env(name: str, environ: Mapping[str, str] | None = None) -> str:
-    """A required environment variable.
-
-    Raises:
-        ConfigurationError: it is unset or empty.
-    """
-    value = (os.environ if environ is None else environ).get(name)
-    if not value:
-        raise ConfigurationError(f"{name} is not set (the function's environment in template.yaml sets it)")
-    return value
+def is_last_attempt(record: SQSRecord, deps: Deps) -> bool:
+    """Whether this is the delivery after which a failing record goes to the dead-letter queue (the queue's
+    ``maxReceiveCount``, ``settings.max_receive_count``)."""
+    return int(record.attributes.approximate_receive_count) >= deps.settings.max_receive_count
 
 
-@cache
-def settings() -> Settings:
-    """Settings from the environment; the Anthropic key from ``LCABOT_ANTHROPIC_SECRET_ARN`` when set (an empty
-    ``api_key`` there means the offline answerer)."""
-    base = Settings.from_env()
-    arn = os.environ.get("LCABOT_ANTHROPIC_SECRET_ARN")
-    if arn and not base.anthropic_api_key:
-        from lcabot.cloud.aws import secret_field
+def idempotency(deps: Deps) -> tuple[DynamoDBPersistenceLayer, IdempotencyConfig]:
+    """The powertools idempotency layer on ``settings.idempotency_table`` (key ``id``, TTL ``expiration``)."""
+    def build() -> tuple[DynamoDBPersistenceLayer, IdempotencyConfig]:
+        table = deps.required(deps.settings.idempotency_table, "LCABOT_IDEMPOTENCY_TABLE")
+        config = IdempotencyConfig(event_key_jmespath="idempotency_key", expires_after_seconds=IDEMPOTENCY_TTL_S,
+                                   raise_on_no_idempotency_key=True)
+        return DynamoDBPersistenceLayer(table_name=table), config
 
-        base = dataclasses.replace(base, anthropic_api_key=secret_field(arn, "api_key", required=False))
-    return base
+    return deps.once("idempotency", build)
 
 
-def max_receive_count() -> int:
-    """The queue's ``maxReceiveCount``: the delivery after which a failing message goes to the dead-letter queue."""
-    return int(os.environ.get("LCABOT_MAX_RECEIVE_COUNT") or 3)
-
-
-def is_last_attempt(record: SQSRecord) -> bool:
-    return int(record.attributes.approximate_receive_count) >= max_receive_count()
-
-
-@cache
-def idempotency() -> tuple[DynamoDBPersistenceLayer, IdempotencyConfig]:
-    """The powertools idempotency layer on ``LCABOT_IDEMPOTENCY_TABLE`` (key ``id``, TTL ``expiration``)."""
-    persistence = DynamoDBPersistenceLayer(table_name=env("LCABOT_IDEMPOTENCY_TABLE"))
-    config = IdempotencyConfig(event_key_jmespath="idempotency_key", expires_after_seconds=IDEMPOTENCY_TTL_S,
-                               raise_on_no_idempotency_key=True)
-    return persistence, config
-
-
-def platform_client(conversation: ConversationRef) -> PlatformClient:
-    """The client that delivers into ``conversation`` (the job's platform): Slack (bot token from
-    ``LCABOT_SLACK_BOT_TOKEN`` or ``LCABOT_SLACK_SECRET_ARN``), Teams (app id and password from ``MICROSOFT_APP_ID`` /
-    ``MICROSOFT_APP_PASSWORD`` or ``LCABOT_TEAMS_SECRET_ARN``), or the local outbox under ``LCABOT_HOME``."""
-    if conversation.platform == "slack":
-        from bot_handlers.slack.client import slack_client
-
-        return slack_client()
-    if conversation.platform == "teams":
-        from bot_handlers.teams.client import teams_client
-
-        return teams_client()
-    from lcabot.outbox import LocalOutbox
-
-    return LocalOutbox(settings().home / "outbox")
-
-
-def channel_mode(conversation: ConversationRef) -> str:
+def channel_mode(conversation: ConversationRef, deps: Deps) -> str:
     """The retrieval mode set for the job's Slack channel (``/lca-mode``; the Slack handler leaves it to this worker
-    to keep its acknowledgement to two DynamoDB calls), else ``LCABOT_RETRIEVAL_MODE``."""
+    to keep its acknowledgement to two DynamoDB calls), else ``settings.retrieval_mode``."""
+    default = deps.settings.retrieval_mode
     if conversation.platform == "slack":
-        from bot_handlers.state import conversation_state
-
-        return conversation_state().retrieval_mode(conversation.platform, conversation.team or "",
-                                                   conversation.channel, settings().retrieval_mode)
-    return settings().retrieval_mode
+        return deps.conversations.retrieval_mode(conversation.platform, conversation.team or "",
+                                                 conversation.channel, default)
+    return default
 
 
 class JobWorker:
@@ -111,20 +62,16 @@ class JobWorker:
 
     Args:
         kind: the job class(es) this queue carries: ``AnswerJob``, or ``(ReportJob, IndexJob)``.
-        run: does the job and delivers its result; returns a small JSON-able summary for the log.
+        run: does the job with the dependencies and delivers its result; returns a small JSON-able summary for the
+            log.
     """
 
-    def __init__(self, kind: type | tuple[type, ...], run: Callable[[Any], dict],
+    def __init__(self, kind: type | tuple[type, ...], run: Callable[[Any, Deps], dict],
                  failed_text: Callable[[Any], str], logger: Logger):
         self.kinds = kind if isinstance(kind, tuple) else (kind,)
         self.run = run
         self.failed_text = failed_text
         self.logger = logger
-        self._once: Callable[..., dict] | None = None
-
-    def reset(self) -> None:
-        """Forget the idempotency layer (built at the first record from the environment)."""
-        self._once = None
 
     def parse(self, body: str) -> Any:
         job = parse_job(body)
@@ -133,28 +80,44 @@ class JobWorker:
             raise MalformedJobError(f"a {names} queue received a {type(job).__name__}")
         return job
 
-    def __call__(self, record: SQSRecord) -> None:
-        job = self.parse(record.body)
-        if self._once is None:
-            persistence, config = idempotency()
+    def _once(self, deps: Deps) -> Callable[..., dict]:
+        """The job run once per dedupe key (powertools idempotency on ``deps``' table)."""
+        def build() -> Callable[..., dict]:
+            persistence, config = idempotency(deps)
 
             @idempotent_function(data_keyword_argument="payload", persistence_store=persistence, config=config)
             def once(payload: dict) -> dict:
                 job = self.parse(payload["body"])
-                return {**self.run(job), "placeholder": job.conversation.status_message}
+                return {**self.run(job, deps), "placeholder": job.conversation.status_message}
 
-            self._once = once
+            return once
+
+        return deps.once(f"worker:{'/'.join(k.__name__ for k in self.kinds)}", build)
+
+    def __call__(self, record: SQSRecord, deps: Deps) -> None:
+        job = self.parse(record.body)
         payload = {"idempotency_key": f"{type(job).__name__}|{job.dedupe_key}", "body": record.body}
+        client = deps.platform(job.conversation.platform)
         try:
-            outcome = self._once(payload=payload)
+            outcome = self._once(deps)(payload=payload)
         except Exception:
-            if is_last_attempt(record):
-                platform_client(job.conversation).post_notice(job.conversation, self.failed_text(job))
+            if is_last_attempt(record, deps):
+                client.post_notice(job.conversation, self.failed_text(job))
             self.logger.exception("job failed", extra={"dedupe_key": job.dedupe_key})
             raise
         placeholder = job.conversation.status_message
         if placeholder and outcome.get("placeholder") not in (None, placeholder):
             # a second job for a message already answered (its chat handler stopped after queueing, before it could
             # record that): its own placeholder says so rather than "Searching…" for good
-            platform_client(job.conversation).post_notice(job.conversation, messages.answered_already())
+            client.post_notice(job.conversation, messages.answered_already())
         self.logger.info("job done", extra={"dedupe_key": job.dedupe_key, **outcome})
+
+
+def process_records(event: dict, context: LambdaContext, deps: Deps, record_handler: Callable[..., Any],
+                    processor: BatchProcessor) -> PartialItemFailureResponse:
+    """An SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``: each record handled on its
+    own with ``deps`` (``record_handler(record, [lambda_context,] deps=deps)``), a failing one reported for SQS to
+    redeliver, never the whole batch."""
+    idempotency(deps)[1].register_lambda_context(context)
+    return process_partial_response(event=event, record_handler=partial(record_handler, deps=deps),
+                                    processor=processor, context=context)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,28 @@ ENV_OPENSEARCH_URL = "LCABOT_OPENSEARCH_URL"
 ENV_OPENSEARCH_INDEX = "LCABOT_OPENSEARCH_INDEX"
 ENV_OPENSEARCH_SERVICE = "LCABOT_OPENSEARCH_SERVICE"
 ENV_REGION = "AWS_REGION"  # set by the Lambda runtime
+# the deployment: names template.yaml (and ``lcabot dev``) give each function
+ENV_LIBRARY_BUCKET = "LCABOT_LIBRARY_BUCKET"
+ENV_ARTIFACTS_BUCKET = "LCABOT_ARTIFACTS_BUCKET"
+ENV_REPORTS_BUCKET = "LCABOT_REPORTS_BUCKET"
+ENV_STATUS_TABLE = "LCABOT_STATUS_TABLE"
+ENV_IDEMPOTENCY_TABLE = "LCABOT_IDEMPOTENCY_TABLE"
+ENV_CONVERSATIONS_TABLE = "LCABOT_CONVERSATIONS_TABLE"
+ENV_ANSWER_QUEUE_URL = "LCABOT_ANSWER_QUEUE_URL"
+ENV_REPORT_QUEUE_URL = "LCABOT_REPORT_QUEUE_URL"
+ENV_MAX_RECEIVE_COUNT = "LCABOT_MAX_RECEIVE_COUNT"
+ENV_ANTHROPIC_SECRET_ARN = "LCABOT_ANTHROPIC_SECRET_ARN"
+ENV_SLACK_SECRET_ARN = "LCABOT_SLACK_SECRET_ARN"
+ENV_TEAMS_SECRET_ARN = "LCABOT_TEAMS_SECRET_ARN"
+ENV_SLACK_BOT_TOKEN = "LCABOT_SLACK_BOT_TOKEN"
+ENV_SLACK_SIGNING_SECRET = "LCABOT_SLACK_SIGNING_SECRET"
+ENV_SLACK_API_URL = "LCABOT_SLACK_API_URL"
+ENV_SLACK_LIBRARY_CHANNELS = "LCABOT_SLACK_LIBRARY_CHANNELS"
+ENV_TEAMS_APP_ID = "MICROSOFT_APP_ID"  # botbuilder's own names
+ENV_TEAMS_APP_PASSWORD = "MICROSOFT_APP_PASSWORD"
+ENV_TEAMS_TENANT_ID = "MICROSOFT_APP_TENANT_ID"
+ENV_USER_RATE_LIMIT = "LCABOT_USER_RATE_LIMIT"
+ENV_CHANNEL_RATE_LIMIT = "LCABOT_CHANNEL_RATE_LIMIT"
 
 PERSPECTIVES = ("academic", "industry", "public", "eu_funding", "general")
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
@@ -54,6 +77,25 @@ class Settings:
         opensearch_index: the OpenSearch index holding chunks (``lcabot-chunks``).
         opensearch_service: ``es`` (managed domain) or ``aoss`` (Serverless) to sign requests with SigV4 in
             ``aws_region``; ``None`` sends them unsigned (a local or self-managed cluster).
+
+    The deployment (``template.yaml`` sets these per function; ``None`` where a function has no such resource):
+        library_bucket / artifacts_bucket / reports_bucket: S3 buckets of the PDFs (``library/…``), the graph
+            fragments and merged graph, and the generated reports.
+        status_table / idempotency_table / conversations_table: DynamoDB tables of the document statuses, the
+            workers' idempotency records (powertools), and the chat handlers' claims, threads, settings, feedback,
+            rate-limit counters and Teams turns.
+        answer_queue_url / report_queue_url: SQS queues of ``AnswerJob``s and of file jobs (``ReportJob``,
+            ``IndexJob``).
+        max_receive_count: the job queues' redrive ``maxReceiveCount`` (the last delivery before the dead-letter
+            queue).
+        anthropic_secret_arn / slack_secret_arn / teams_secret_arn: Secrets Manager secrets (JSON: ``api_key``;
+            ``bot_token`` and ``signing_secret``; ``app_id``, ``app_password`` and ``app_tenant_id``), read when
+            the values are not set directly.
+        slack_bot_token / slack_signing_secret / teams_app_id / teams_app_password / teams_tenant_id: set directly
+            (local runs, tests); never logged (left out of ``repr``).
+        slack_api_url: the Slack Web API base URL (a local stub in tests).
+        slack_library_channels: Slack channel ids where a shared PDF is added to the library.
+        user_rate_limit / channel_rate_limit: chat requests per user and per channel per minute.
     """
 
     home: Path = Path(".lcabot")
@@ -62,7 +104,7 @@ class Settings:
     anthropic_model: str = DEFAULT_ANTHROPIC_MODEL
     graph_model: str = DEFAULT_GRAPH_MODEL
     retrieval_mode: str = "rag+graph"
-    anthropic_api_key: str | None = None
+    anthropic_api_key: str | None = field(default=None, repr=False)
     llm_timeout_s: float = 60.0
     prompt_tokens: int = DEFAULT_PROMPT_TOKENS
     max_pdf_mb: float = 100.0
@@ -71,6 +113,27 @@ class Settings:
     opensearch_index: str = "lcabot-chunks"
     opensearch_service: str | None = None
     aws_region: str | None = None
+    library_bucket: str | None = None
+    artifacts_bucket: str | None = None
+    reports_bucket: str | None = None
+    status_table: str | None = None
+    idempotency_table: str | None = None
+    conversations_table: str | None = None
+    answer_queue_url: str | None = None
+    report_queue_url: str | None = None
+    max_receive_count: int = 3
+    anthropic_secret_arn: str | None = None
+    slack_secret_arn: str | None = None
+    teams_secret_arn: str | None = None
+    slack_bot_token: str | None = field(default=None, repr=False)
+    slack_signing_secret: str | None = field(default=None, repr=False)
+    slack_api_url: str | None = None
+    slack_library_channels: frozenset[str] = frozenset()
+    teams_app_id: str | None = None
+    teams_app_password: str | None = field(default=None, repr=False)
+    teams_tenant_id: str | None = None
+    user_rate_limit: int = 10
+    channel_rate_limit: int = 30
 
     @property
     def index_path(self) -> Path:
@@ -82,7 +145,7 @@ class Settings:
         return self.home / "artifacts"
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Build settings from ``environ`` (default ``os.environ``).
 
         Raises:
@@ -108,10 +171,32 @@ class Settings:
             opensearch_index=env.get(ENV_OPENSEARCH_INDEX) or "lcabot-chunks",
             opensearch_service=_choice(env, ENV_OPENSEARCH_SERVICE, ("es", "aoss")),
             aws_region=env.get(ENV_REGION) or env.get("AWS_DEFAULT_REGION") or None,
+            library_bucket=env.get(ENV_LIBRARY_BUCKET) or None,
+            artifacts_bucket=env.get(ENV_ARTIFACTS_BUCKET) or None,
+            reports_bucket=env.get(ENV_REPORTS_BUCKET) or None,
+            status_table=env.get(ENV_STATUS_TABLE) or None,
+            idempotency_table=env.get(ENV_IDEMPOTENCY_TABLE) or None,
+            conversations_table=env.get(ENV_CONVERSATIONS_TABLE) or None,
+            answer_queue_url=env.get(ENV_ANSWER_QUEUE_URL) or None,
+            report_queue_url=env.get(ENV_REPORT_QUEUE_URL) or None,
+            max_receive_count=_number(env, ENV_MAX_RECEIVE_COUNT, "3", int),
+            anthropic_secret_arn=env.get(ENV_ANTHROPIC_SECRET_ARN) or None,
+            slack_secret_arn=env.get(ENV_SLACK_SECRET_ARN) or None,
+            teams_secret_arn=env.get(ENV_TEAMS_SECRET_ARN) or None,
+            slack_bot_token=env.get(ENV_SLACK_BOT_TOKEN) or None,
+            slack_signing_secret=env.get(ENV_SLACK_SIGNING_SECRET) or None,
+            slack_api_url=env.get(ENV_SLACK_API_URL) or None,
+            slack_library_channels=frozenset(c.strip() for c in (env.get(ENV_SLACK_LIBRARY_CHANNELS) or "").split(",")
+                                             if c.strip()),
+            teams_app_id=env.get(ENV_TEAMS_APP_ID) or None,
+            teams_app_password=env.get(ENV_TEAMS_APP_PASSWORD) or None,
+            teams_tenant_id=env.get(ENV_TEAMS_TENANT_ID) or None,
+            user_rate_limit=_number(env, ENV_USER_RATE_LIMIT, "10", int),
+            channel_rate_limit=_number(env, ENV_CHANNEL_RATE_LIMIT, "30", int),
         )
 
 
-def _number(env: dict[str, str] | os._Environ[str], name: str, default: str, kind: type) -> Any:
+def _number(env: Mapping[str, str], name: str, default: str, kind: type) -> Any:
     raw = env.get(name) or default
     try:
         return kind(raw)
@@ -119,7 +204,7 @@ def _number(env: dict[str, str] | os._Environ[str], name: str, default: str, kin
         raise ValueError(f"{name} must be a number, got {raw!r}") from None
 
 
-def _choice(env: dict[str, str] | os._Environ[str], name: str, allowed: tuple[str, ...]) -> str | None:
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:
     raw = (env.get(name) or "").strip() or None
     if raw is not None and raw not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")

@@ -163,7 +163,7 @@ def parse_job(body: str) -> AnswerJob | ReportJob | IndexJob:
     raise MalformedJobError(f"kind must be 'answer', 'report' or 'index', got {kind!r}")
 
 
-def _file(data: dict) -> FileRef:
+def _file(data: dict[str, Any]) -> FileRef:
     name = _field(data, "name", str)
     bucket, key, url = (data.get(k) or "" for k in ("bucket", "key", "url"))
     size = data.get("size")
@@ -186,7 +186,7 @@ def parse_conversation(data: Any) -> ConversationRef:
     return _conversation(data)
 
 
-def _conversation(data: dict) -> ConversationRef:
+def _conversation(data: dict[str, Any]) -> ConversationRef:
     platform = _field(data, "platform", str)
     if platform not in PLATFORMS:
         raise MalformedJobError(f"platform must be one of {', '.join(PLATFORMS)}, got {platform!r}")
@@ -204,7 +204,7 @@ def conversation_json(c: ConversationRef) -> dict[str, Any]:
             "reference": dict(c.reference), "status_message": c.status_message}
 
 
-def _field(data: dict, name: str, kind: type, *, allow_empty: bool = False) -> Any:
+def _field(data: dict[str, Any], name: str, kind: type, *, allow_empty: bool = False) -> Any:
     value = data.get(name)
     if not isinstance(value, kind) or (not allow_empty and not value):
         raise MalformedJobError(f"job field {name!r} must be a non-empty {kind.__name__}, got {value!r}")

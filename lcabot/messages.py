@@ -83,6 +83,13 @@ def empty_question() -> str:
     return "The question is empty: ask about your LCA library, e.g. “What cut-off does the PEF method allow?”"
 
 
+def over_size_limit(size_bytes: int | None, limit_mb: float) -> str:
+    """Why a file is refused for its size (the one wording everywhere: ingest, reports, chat downloads);
+    ``size_bytes`` ``None`` when only the download showed it (no size was stated)."""
+    size = "it is" if size_bytes is None else f"{size_bytes / 1048576:.1f} MB is"
+    return f"{size} above the limit of {limit_mb:g} MB"
+
+
 def question_too_long(n: int, limit: int) -> str:
     return f"The question is {n:,} characters long; the limit is {limit:,}. Ask one thing at a time."
 

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from lcabot import cli
+from lcabot.cli import main as cli
 
 DEFAULT_QUESTIONS = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev_questions.jsonl"
 

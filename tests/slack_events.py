@@ -11,6 +11,8 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+from tests.events import http_post
+
 TEAM = "T0TEST"
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 _event_ids = itertools.count(1)
@@ -23,15 +25,8 @@ def api_gateway_event(body: str, content_type: str, *, secret: str = SIGNING_SEC
     if signature is None:
         digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
         signature = f"v0={digest}"
-    return {
-        "version": "2.0", "routeKey": "POST /slack/events", "rawPath": "/slack/events", "rawQueryString": "",
-        "headers": {"content-type": content_type, "x-slack-request-timestamp": ts, "x-slack-signature": signature,
-                    "user-agent": "Slackbot 1.0 (+https://api.slack.com/robots)", **(headers or {})},
-        "requestContext": {"http": {"method": "POST", "path": "/slack/events", "protocol": "HTTP/1.1",
-                                    "sourceIp": "127.0.0.1", "userAgent": "Slackbot 1.0"},
-                           "requestId": "req-1", "routeKey": "POST /slack/events", "stage": "$default"},
-        "body": body, "isBase64Encoded": False,
-    }
+    return http_post("/slack/events", body, {"content-type": content_type, "x-slack-request-timestamp": ts,
+                                             "x-slack-signature": signature, **(headers or {})})
 
 
 def event_callback(event: dict[str, Any], *, event_id: str | None = None, **kwargs: Any) -> dict[str, Any]:

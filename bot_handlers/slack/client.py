@@ -16,11 +16,10 @@ from __future__ import annotations
 import html
 import json
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -32,6 +31,9 @@ from bot_handlers.slack import blocks
 from lcabot.errors import ConfigurationError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 from lcabot.models import Answer, Turn
+
+if TYPE_CHECKING:
+    from lcabot.wiring import Deps
 
 logger = logging.getLogger("lcabot.slack")
 
@@ -47,38 +49,36 @@ class SlackCredentials:
     signing_secret: str
 
 
-@cache
-def slack_credentials() -> SlackCredentials:
-    """The bot token and signing secret from the environment or Secrets Manager.
+def slack_credentials(deps: Deps) -> SlackCredentials:
+    """The bot token and signing secret from the settings or the secret ``settings.slack_secret_arn``.
 
     Raises:
         ConfigurationError: neither ``LCABOT_SLACK_BOT_TOKEN``/``LCABOT_SLACK_SIGNING_SECRET`` nor
             ``LCABOT_SLACK_SECRET_ARN`` is set, or the secret lacks a field.
     """
-    token, secret = os.environ.get("LCABOT_SLACK_BOT_TOKEN"), os.environ.get("LCABOT_SLACK_SIGNING_SECRET")
-    if token and secret:
-        return SlackCredentials(token, secret)
-    arn = os.environ.get("LCABOT_SLACK_SECRET_ARN")
-    if not arn:
+    s = deps.settings
+    if s.slack_bot_token and s.slack_signing_secret:
+        return SlackCredentials(s.slack_bot_token, s.slack_signing_secret)
+    if not s.slack_secret_arn:
         raise ConfigurationError("set LCABOT_SLACK_BOT_TOKEN and LCABOT_SLACK_SIGNING_SECRET, or "
                                  "LCABOT_SLACK_SECRET_ARN")
-    from lcabot.cloud.aws import secret_field
+    return SlackCredentials(str(deps.secret(s.slack_secret_arn, "bot_token")),
+                            str(deps.secret(s.slack_secret_arn, "signing_secret")))
 
-    return SlackCredentials(secret_field(arn, "bot_token"), secret_field(arn, "signing_secret"))
 
-
-def web_client(token: str, *, wait_on_rate_limit: bool = True) -> WebClient:
-    """A Web API client that retries dropped connections and, for the workers, waits out 429s (``Retry-After``)."""
-    client = WebClient(token=token, base_url=os.environ.get("LCABOT_SLACK_API_URL") or SLACK_API_URL)
+def web_client(token: str, api_url: str | None = None, *, wait_on_rate_limit: bool = True) -> WebClient:
+    """A Web API client (``api_url``: default Slack's) that retries dropped connections and, for the workers,
+    waits out 429s (``Retry-After``)."""
+    client = WebClient(token=token, base_url=api_url or SLACK_API_URL)
     client.retry_handlers = [ConnectionErrorRetryHandler(max_retry_count=2)]
     if wait_on_rate_limit:
         client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
     return client
 
 
-@cache
-def slack_client() -> SlackClient:
-    return SlackClient(web_client(slack_credentials().bot_token))
+def slack_client(deps: Deps) -> SlackClient:
+    """The workers' ``PlatformClient`` for Slack (``bot_handlers.platforms.PLATFORMS``)."""
+    return SlackClient(web_client(slack_credentials(deps).bot_token, deps.settings.slack_api_url))
 
 
 def message_ts(job: AnswerJob) -> str:

@@ -20,14 +20,12 @@ JSON secret with ``app_id`` and ``app_password``); ``LCABOT_REPORTS_BUCKET`` for
 from __future__ import annotations
 
 import mimetypes
-import os
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from botbuilder.schema import Activity, ActivityTypes, Attachment
 from botframework.connector import ConnectorClient
@@ -35,12 +33,15 @@ from botframework.connector.auth import MicrosoftAppCredentials
 from botframework.connector.models import ErrorResponseException
 
 from bot_handlers.download import fetch_pdf
-from bot_handlers.state import ConversationState, conversation_state
 from bot_handlers.teams import cards
 from lcabot import messages
 from lcabot.errors import ConfigurationError
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef
 from lcabot.models import Answer, Turn
+
+if TYPE_CHECKING:
+    from lcabot.adapters.conversations import ConversationState
+    from lcabot.wiring import Deps
 
 FILE_CONSENT = "application/vnd.microsoft.teams.card.file.consent"
 FILE_INFO = "application/vnd.microsoft.teams.card.file.info"
@@ -51,6 +52,7 @@ CONNECTOR_ATTEMPTS = 4  # tries of one Bot Connector call on 429/5xx before the 
 MAX_RETRY_AFTER_S = 10.0
 FEEDBACK_QUESTION_CHARS = 500  # the question and answer excerpt kept in the 👍/👎 data (they count towards 28 KB)
 FEEDBACK_ANSWER_CHARS = 500
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -66,37 +68,35 @@ class TeamsCredentials:
         return MicrosoftAppCredentials(self.app_id, self.app_password, channel_auth_tenant=self.tenant_id)
 
 
-@cache
-def teams_credentials() -> TeamsCredentials:
-    """The bot's Microsoft app id, password and (single-tenant bots) tenant id from the environment
-    (``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD``, ``MICROSOFT_APP_TENANT_ID``) or Secrets Manager
-    (``app_id``, ``app_password``, ``app_tenant_id``).
+def teams_credentials(deps: Deps) -> TeamsCredentials:
+    """The bot's Microsoft app id, password and (single-tenant bots) tenant id from the settings
+    (``MICROSOFT_APP_ID``, ``MICROSOFT_APP_PASSWORD``, ``MICROSOFT_APP_TENANT_ID``) or the secret
+    ``settings.teams_secret_arn`` (``app_id``, ``app_password``, ``app_tenant_id``).
 
     Raises:
         ConfigurationError: neither ``MICROSOFT_APP_ID``/``MICROSOFT_APP_PASSWORD`` nor ``LCABOT_TEAMS_SECRET_ARN``
             is set, or the secret lacks a field. An empty app id would switch Bot Framework authentication off, so
             it is refused too.
     """
-    app_id, password = os.environ.get("MICROSOFT_APP_ID"), os.environ.get("MICROSOFT_APP_PASSWORD")
-    if app_id and password:
-        return TeamsCredentials(app_id, password, os.environ.get("MICROSOFT_APP_TENANT_ID") or None)
-    arn = os.environ.get("LCABOT_TEAMS_SECRET_ARN")
-    if not arn:
+    s = deps.settings
+    if s.teams_app_id and s.teams_app_password:
+        return TeamsCredentials(s.teams_app_id, s.teams_app_password, s.teams_tenant_id)
+    if not s.teams_secret_arn:
         raise ConfigurationError("set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, or LCABOT_TEAMS_SECRET_ARN")
-    from lcabot.cloud.aws import secret_field
-
-    return TeamsCredentials(str(secret_field(arn, "app_id")), str(secret_field(arn, "app_password")),
-                            secret_field(arn, "app_tenant_id", required=False) or None)
-
-
-@cache
-def teams_client() -> TeamsClient:
-    credentials = teams_credentials()
-    state = conversation_state() if os.environ.get("LCABOT_CONVERSATIONS_TABLE") else None
-    return TeamsClient(credentials.app_credentials(), state=state)
+    arn = s.teams_secret_arn
+    return TeamsCredentials(str(deps.secret(arn, "app_id")), str(deps.secret(arn, "app_password")),
+                            deps.secret(arn, "app_tenant_id", required=False) or None)
 
 
-def _retrying(call, attempts: int = CONNECTOR_ATTEMPTS):
+def teams_client(deps: Deps) -> TeamsClient:
+    """The workers' ``PlatformClient`` for Teams (``bot_handlers.platforms.PLATFORMS``): the conversations table
+    keeps answered turns when it is set; report files go to ``settings.reports_bucket``."""
+    state = deps.conversations if deps.settings.conversations_table else None
+    return TeamsClient(teams_credentials(deps).app_credentials(), state=state,
+                       reports_bucket=deps.settings.reports_bucket)
+
+
+def _retrying(call: Callable[[], _T], attempts: int = CONNECTOR_ATTEMPTS) -> _T:
     """Run a Bot Connector call, retrying a 429 or 5xx after its ``Retry-After`` (capped at
     :data:`MAX_RETRY_AFTER_S`, default 1 s, doubling): msrest retries neither 429 nor a POST. Other errors and the
     last failure are raised."""
@@ -138,9 +138,11 @@ class TeamsClient:
     the reply chain's root in channels, ``team`` the tenant, ``reference`` the serialized Bot Framework conversation
     reference, ``status_message`` the id of the webhook's progress message)."""
 
-    def __init__(self, credentials: MicrosoftAppCredentials, s3=None, state: ConversationState | None = None) -> None:
+    def __init__(self, credentials: MicrosoftAppCredentials, s3: Any = None, state: ConversationState | None = None,
+                 reports_bucket: str | None = None) -> None:
         self.credentials = credentials
         self.state = state
+        self.reports_bucket = reports_bucket
         self._connectors: dict[str, ConnectorClient] = {}
         self._s3 = s3
 
@@ -165,7 +167,10 @@ class TeamsClient:
     def post_files(self, conversation: ConversationRef, files: Sequence[Path], comment: str) -> None:
         """Personal chat: a FileConsentCard per file (the user's accept uploads it to their OneDrive). Channels and
         group chats: a card with presigned links to the reports bucket (:data:`LINK_EXPIRY_S`)."""
-        bucket = _reports_bucket()
+        if not self.reports_bucket:
+            raise ConfigurationError("LCABOT_REPORTS_BUCKET is not set (the function's environment in template.yaml "
+                                     "sets it)")
+        bucket = self.reports_bucket
         stored = [(path, self._store(bucket, path)) for path in files]
         if is_personal(conversation):
             self._deliver(conversation, Activity(type=ActivityTypes.message, text_format="plain",
@@ -233,7 +238,7 @@ class TeamsClient:
         return self.connector(service_url)
 
     # ---------------------------------------------------------------- reports bucket
-    def s3(self):
+    def s3(self) -> Any:
         if self._s3 is None:
             import boto3
             from botocore.config import Config
@@ -242,7 +247,7 @@ class TeamsClient:
         return self._s3
 
     def _store(self, bucket: str, path: Path) -> str:
-        from lcabot.cloud.aws import S3ObjectStore
+        from lcabot.adapters.aws import S3ObjectStore
 
         key = f"{REPORTS_PREFIX}{uuid.uuid4().hex}/{path.name}"
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
@@ -276,14 +281,6 @@ def consent_context(value: Mapping[str, Any] | None, bucket: str) -> str | None:
     if not isinstance(key, str) or not key.startswith(REPORTS_PREFIX) or ".." in key.split("/"):
         return None
     return key
-
-
-def _reports_bucket() -> str:
-    bucket = os.environ.get("LCABOT_REPORTS_BUCKET")
-    if not bucket:
-        raise ConfigurationError("LCABOT_REPORTS_BUCKET is not set (the function's environment in template.yaml "
-                                 "sets it)")
-    return bucket
 
 
 def _card_activity(card: dict, *, summary: str = "") -> Activity:

@@ -7,57 +7,26 @@ the dead-letter queue, the user gets a short message instead of silence.
 
 from __future__ import annotations
 
-from functools import cache
-
-from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from bot_handlers.platforms import deployed
 from lambdas import runtime
-from lcabot import messages, wiring
-from lcabot.answering import Answerer
-from lcabot.errors import QuestionError
+from lambdas.answer.job import answer, logger
+from lcabot import messages
 from lcabot.jobs import AnswerJob
+from lcabot.wiring import Deps
 
-logger = Logger(service="lcabot-answer")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-
-
-@cache
-def answerer() -> Answerer:
-    from lcabot.cloud.aws import S3ObjectStore
-
-    settings = runtime.settings()
-    embedder = wiring.build_embedder(settings)
-    artifacts = S3ObjectStore(runtime.env("LCABOT_ARTIFACTS_BUCKET"))  # the merged knowledge graph
-    return wiring.build_answerer(settings, wiring.build_index(settings, embedder.dimension), embedder, artifacts)
-
-
-def answer(job: AnswerJob) -> dict:
-    """Answer one job (with its thread's earlier turns) and deliver it; an unaskable question (empty, too long) gets
-    its reason as a notice. The job's retrieval mode applies, or when it names none the channel's (``/lca-mode``);
-    ``rag+graph`` asked before the knowledge graph exists is answered by retrieval alone, and the answer says so."""
-    client = runtime.platform_client(job.conversation)
-    mode = job.retrieval_mode or runtime.channel_mode(job.conversation)
-    try:
-        history = client.history(job)
-    except Exception:  # the thread cannot be read (a missing scope, a deleted thread): answer without it
-        logger.exception("thread history unavailable", extra={"dedupe_key": job.dedupe_key})
-        history = job.history
-    try:
-        result = answerer().ask(job.question, history=history, k=runtime.settings().top_k, mode=mode)
-    except QuestionError as err:
-        client.post_notice(job.conversation, str(err))
-        return {"delivered": "notice"}
-    client.post_answer(job, result)
-    return {"delivered": "answer", "abstained": result.abstained, "citations": len(result.citations)}
-
-
 worker = runtime.JobWorker(AnswerJob, answer, lambda job: messages.answer_failed(), logger)
 
 
-@logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
-    runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=worker, processor=processor, context=context)
+    return runtime.process_records(event, context, deps, worker, processor)
+
+
+@logger.inject_lambda_context
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
+    return handle(event, context, deployed())

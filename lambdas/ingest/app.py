@@ -1,4 +1,4 @@
-"""AWS Lambda: S3 notifications for ``library/*.pdf`` (through SQS) → :class:`lcabot.library.Library`.
+"""AWS Lambda: S3 notifications for ``library/*.pdf`` (through SQS) → :class:`lcabot.ingest.library.Library`.
 
 Each SQS record holds one S3 event notification. Records are processed one by one with powertools batch
 processing; a record that fails is reported in ``batchItemFailures`` (SQS redelivers it, then moves it to the
@@ -16,189 +16,23 @@ timeout its status says it was too large for one run, and a redelivery of the sa
 
 from __future__ import annotations
 
-import json
-import posixpath
-import threading
-from contextlib import contextmanager
-from dataclasses import asdict
-from functools import cache
-
-from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from aws_lambda_powertools.utilities.idempotency import idempotent_function
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from bot_handlers.platforms import deployed
 from lambdas import runtime
-from lcabot import messages, wiring
-from lcabot.errors import IndexWriteError
-from lcabot.jobs import CONVERSATION_METADATA, MalformedJobError, parse_conversation
-from lcabot.library import Library, ObjectChange, in_library, parse_s3_notification
-from lcabot.models import DocumentStatus
+from lambdas.ingest.records import handle_record, logger
+from lcabot.wiring import Deps
 
-logger = Logger(service="lcabot-ingest")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
-DEADLINE_MARGIN_S = 30.0  # before the function's timeout: time to record the status and tell the sharer
-# pages indexed per second, at least (parse, chunk, embed, index, graph fragment): bench/lambda_ingest.py measured
-# 0.7 (a dense 13-page paper, Groen et al. 2016) to 2.3 (the 238-page PEFCR guidance) on a loaded 2-core machine;
-# a 900 s run so takes 435 pages
-PAGES_PER_S = 0.5
 
-
-@cache
-def status_store():
-    """The document status table, apart from :func:`library` (whose loading may be what failed)."""
-    from lcabot.cloud.aws import DynamoStatusStore
-
-    return DynamoStatusStore(runtime.env("LCABOT_STATUS_TABLE"))
-
-
-@cache
-def documents():
-    """The library bucket, apart from :func:`library` (to tell a sharer what happened when loading that failed)."""
-    from lcabot.cloud.aws import S3ObjectStore
-
-    return S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET"))
-
-
-@cache
-def library() -> Library:
-    from lcabot.cloud.aws import S3ObjectStore
-
-    settings = runtime.settings()
-    embedder = wiring.build_embedder(settings)
-    return Library(
-        documents=documents(),
-        artifacts=S3ObjectStore(runtime.env("LCABOT_ARTIFACTS_BUCKET")),
-        index=wiring.build_index(settings, embedder.dimension),
-        embedder=embedder,
-        status=status_store(),
-        settings=settings,
-        extractor=wiring.build_graph_extractor(settings),
-    )
-
-
-@cache
-def _idempotent_apply():
-    persistence, config = runtime.idempotency()
-
-    @idempotent_function(data_keyword_argument="change", persistence_store=persistence, config=config)
-    def apply(change: dict, started: list[DocumentStatus]) -> dict:
-        fields = {k: v for k, v in change.items() if k not in ("idempotency_key", "max_pages", "last_attempt")}
-        if fields["action"] == "created":
-            earlier = status_store().get(fields["key"])
-            if earlier is not None and earlier.reason == "too_large" and earlier.etag == fields["etag"]:
-                return _outcome(earlier)  # the same version ran out of time before: it would again
-            current = documents().head(fields["key"])
-            if current is None or current.etag != fields["etag"]:  # a late event: the library says it is skipped,
-                return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))  # status kept
-            source = posixpath.basename(fields["key"])
-            # on the last delivery, what is recorded first is what holds should this run, too, be stopped without a
-            # word (out of memory: no handler runs); the outcome replaces it
-            start = DocumentStatus(fields["key"], "failed", messages.ingest_stopped(source), reason="error",
-                                   etag=fields["etag"]) if change.get("last_attempt") else \
-                DocumentStatus(fields["key"], "indexing", messages.indexing(source), etag=fields["etag"])
-            status_store().put(start)
-            started.append(start)
-        return _outcome(library().apply(ObjectChange(**fields), change.get("max_pages")))
-
-    return apply
-
-
-def _outcome(status: DocumentStatus | None) -> dict:
-    return {"status": status.status, "reason": status.reason, "doc_id": status.doc_id,
-            "notice": messages.index_done(status)} if status else {"status": None}
-
-
-def _record(record: SQSRecord, lambda_context: LambdaContext | None = None) -> None:
-    remaining_s = lambda_context.get_remaining_time_in_millis() / 1000 if lambda_context else None
-    for change in parse_s3_notification(record.body):
-        if not in_library(change.key):
-            logger.info("skipped: outside library/*.pdf", extra={"key": change.key})
-            continue
-        max_pages = None if remaining_s is None else max(1, int((remaining_s - DEADLINE_MARGIN_S) * PAGES_PER_S))
-        started: list[DocumentStatus] = []
-        try:
-            with _deadline_watch(change, lambda_context, started):
-                outcome = _idempotent_apply()(change={**asdict(change), "idempotency_key": change.idempotency_key,
-                                                      "max_pages": max_pages,
-                                                      "last_attempt": runtime.is_last_attempt(record)},
-                                              started=started)
-        except Exception as err:
-            logger.exception("library change failed", extra={"key": change.key, "action": change.action,
-                                                              "etag": change.etag})
-            if runtime.is_last_attempt(record):  # the next stop is the dead-letter queue: say so
-                _record_failure(change, err)
-            raise
-        logger.info("library change applied", extra={"key": change.key, "action": change.action, **outcome})
-        if change.action == "created" and outcome.get("status") not in (None, "skipped"):
-            _tell_sharer(change.key, change.etag, outcome["notice"])
-
-
-def _record_failure(change: ObjectChange, err: Exception) -> None:
-    """The ``failed`` status of a change given up on, and the sharer told; failures here are logged (the error
-    being raised is the one to report)."""
-    if isinstance(err, IndexWriteError):
-        status = DocumentStatus(change.key, "failed", str(err), reason="index_error", etag=change.etag)
-    else:
-        status = DocumentStatus(change.key, "failed", messages.ingest_error(posixpath.basename(change.key)),
-                                reason="error", etag=change.etag)
-    try:
-        status_store().put(status)
-        if change.action == "created":
-            _tell_sharer(change.key, change.etag, messages.index_done(status))
-    except Exception:
-        logger.exception("failure not recorded", extra={"key": change.key})
-
-
-@contextmanager
-def _deadline_watch(change: ObjectChange, lambda_context: LambdaContext | None, started: list[DocumentStatus]):
-    """While the change is applied: :data:`DEADLINE_MARGIN_S` before the function's timeout, record that the
-    document was too large for one run (the runtime ends the invocation without another word), unless the status
-    is no longer the one the run ``started`` with (its outcome is recorded)."""
-    if lambda_context is None or change.action != "created":
-        yield
-        return
-    timeout_s = lambda_context.get_remaining_time_in_millis() / 1000
-
-    def out_of_time() -> None:
-        source = posixpath.basename(change.key)
-        logger.error("ingest ran out of time", extra={"key": change.key, "etag": change.etag})
-        status = DocumentStatus(change.key, "failed", messages.ingest_out_of_time(source, timeout_s),
-                                reason="too_large", etag=change.etag)
-        try:
-            if started and status_store().put_if_unchanged(status, started[-1]):
-                _tell_sharer(change.key, change.etag, messages.index_done(status))
-        except Exception:
-            logger.exception("out-of-time status not recorded", extra={"key": change.key})
-
-    timer = threading.Timer(max(timeout_s - DEADLINE_MARGIN_S, 0.0), out_of_time)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
-def _tell_sharer(key: str, etag: str, text: str) -> None:
-    """A PDF shared in chat carries the conversation in its S3 metadata (``lcabot-conversation``): say there whether
-    it is searchable. A failed post raises, so SQS redelivers and the (idempotent) outcome is posted again."""
-    info = documents().head(key)
-    raw = (info.metadata.get(CONVERSATION_METADATA) if info and info.etag == etag else None)
-    if not raw:
-        return
-    try:
-        conversation = parse_conversation(json.loads(raw))
-    except (ValueError, MalformedJobError) as err:
-        logger.warning("unusable conversation metadata", extra={"key": key, "error": str(err)})
-        return
-    runtime.platform_client(conversation).post_notice(conversation, text)
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
+    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
+    return runtime.process_records(event, context, deps, handle_record, processor)
 
 
 @logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
-    """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
-    runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=_record, processor=processor, context=context)
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
+    return handle(event, context, deployed())

@@ -11,115 +11,26 @@ dead-letter queue. Idempotent per job dedupe key.
 
 from __future__ import annotations
 
-import json
-import re
-import tempfile
-from functools import cache
-from pathlib import Path, PurePosixPath
-
-from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from bot_handlers.platforms import deployed
 from lambdas import runtime
-from lcabot import messages, wiring
-from lcabot.errors import DocumentError, NotAPdfError, ObjectExistsError, ObjectNotFoundError, TooLargeError
-from lcabot.jobs import CONVERSATION_METADATA, IndexJob, ReportJob, conversation_json
-from lcabot.report import write_report
+from lambdas.report.jobs import logger, run
+from lcabot import messages
+from lcabot.jobs import IndexJob, ReportJob
+from lcabot.wiring import Deps
 
-logger = Logger(service="lcabot-report")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-
-
-@cache
-def embedder():
-    return wiring.build_embedder(runtime.settings())
-
-
-def fetch(job: ReportJob | IndexJob) -> bytes:
-    """The file's bytes, from S3 or from the chat platform, refused before download when the size is known to be
-    above ``LCABOT_MAX_PDF_MB``.
-
-    Raises:
-        TooLargeError: the file is larger than the limit.
-        lcabot.errors.ObjectNotFoundError: the S3 object does not exist.
-        lcabot.errors.DocumentError: the platform sent something other than a PDF.
-    """
-    from lcabot.cloud.aws import S3ObjectStore
-
-    if job.file.url:
-        return runtime.platform_client(job.conversation).download(job.file, runtime.settings().max_pdf_mb * 1048576)
-    store = S3ObjectStore(job.file.bucket)
-    info = store.head(job.file.key)
-    limit = runtime.settings().max_pdf_mb
-    if info is not None and info.size > limit * 1024 * 1024:
-        raise TooLargeError(job.file.name, f"{info.size / 1048576:.1f} MB is above the limit of {limit} MB")
-    return store.get(job.file.key)
-
-
-def library_key(job: IndexJob) -> str:
-    """``library/<perspective>/<name>`` (``general`` at the top): the file name without any folder part, letters
-    of any script kept, other characters replaced by ``_``, ending in ``.pdf``."""
-    stem = re.sub(r"[^\w ._()&-]+", "_", PurePosixPath(job.file.name.replace("\\", "/")).name).strip(" ._")
-    stem = stem[:200] or "document"
-    name = stem if stem.lower().endswith(".pdf") else f"{stem}.pdf"
-    return f"library/{name}" if job.perspective == "general" else f"library/{job.perspective}/{name}"
-
-
-def run(job: ReportJob | IndexJob) -> dict:
-    return index(job) if isinstance(job, IndexJob) else report(job)
-
-
-def index(job: IndexJob) -> dict:
-    """Copy the shared PDF into the library bucket; the ingest Lambda takes it from there (and replies)."""
-    from lcabot.cloud.aws import S3ObjectStore
-
-    client = runtime.platform_client(job.conversation)
-    try:
-        data = fetch(job)
-        if not data.startswith(b"%PDF-"):
-            raise NotAPdfError(job.file.name, "it is not a PDF")
-    except DocumentError as err:
-        client.post_notice(job.conversation, messages.index_refused(str(err)))
-        return {"delivered": "notice", "reason": err.reason}
-    key = library_key(job)
-    metadata = {CONVERSATION_METADATA: json.dumps(conversation_json(job.conversation), ensure_ascii=True)}
-    try:
-        S3ObjectStore(runtime.env("LCABOT_LIBRARY_BUCKET")).put(key, data, "application/pdf", metadata=metadata,
-                                                               if_absent=True)
-    except ObjectExistsError:  # a document shared from chat never replaces one already in the library
-        client.post_notice(job.conversation, messages.index_exists(PurePosixPath(key).name, key))
-        return {"delivered": "notice", "reason": "exists"}
-    client.post_progress(job.conversation, messages.index_waiting(PurePosixPath(key).name))
-    return {"delivered": "library", "key": key}
-
-
-def report(job: ReportJob) -> dict:
-    client = runtime.platform_client(job.conversation)
-    settings = runtime.settings()
-    try:
-        data = fetch(job)
-        client.post_progress(job.conversation, messages.report_progress(job.file.name, "reading the study"))
-        with tempfile.TemporaryDirectory(prefix="report-", dir=settings.home if settings.home.is_dir() else None) \
-                as work:
-            files = write_report(data, job.file.name, Path(work), settings=settings, embedder=embedder())
-            client.post_files(job.conversation, files.paths(),
-                              messages.report_ready(job.file.name, files.chart is not None, files.report.notes))
-    except DocumentError as err:
-        client.post_notice(job.conversation, messages.report_refused(str(err)))
-        return {"delivered": "notice", "reason": err.reason}
-    except ObjectNotFoundError:
-        client.post_notice(job.conversation, messages.report_refused(f"{job.file.name} was not found (it may have "
-                                                                     "been deleted); please share it again"))
-        return {"delivered": "notice", "reason": "not_found"}
-    return {"delivered": "files"}
-
-
 worker = runtime.JobWorker((ReportJob, IndexJob), run, lambda job: messages.report_failed(), logger)
 
 
-@logger.inject_lambda_context
-def handler(event: dict, context: LambdaContext) -> dict:
+def handle(event: dict, context: LambdaContext, deps: Deps) -> PartialItemFailureResponse:
     """SQS batch event → ``{"batchItemFailures": [{"itemIdentifier": messageId}, …]}``."""
-    runtime.idempotency()[1].register_lambda_context(context)
-    return process_partial_response(event=event, record_handler=worker, processor=processor, context=context)
+    return runtime.process_records(event, context, deps, worker, processor)
+
+
+@logger.inject_lambda_context
+def handler(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
+    return handle(event, context, deployed())

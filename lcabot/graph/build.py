@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -66,7 +67,8 @@ class Resolution:
     types: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)  # name, types seen, chosen
 
 
-def resolve(raw: dict[str, dict], ontology: Ontology, embedder: Embedder | None) -> tuple[dict[str, str], Resolution]:
+def resolve(raw: dict[str, dict[str, Any]], ontology: Ontology,
+            embedder: Embedder | None) -> tuple[dict[str, str], Resolution]:
     """Map raw concept node ids (``<type>:<name>``) to resolved node ids.
 
     Args:
@@ -92,8 +94,8 @@ def resolve(raw: dict[str, dict], ontology: Ontology, embedder: Embedder | None)
         groups.setdefault(name_key(node["name"]), []).append(rid)
     reps: dict[str, tuple[str, str, int]] = {}  # resolved id → (type, name, mentions)
     for _key, members in sorted(groups.items()):
-        names = Counter()
-        types = Counter()
+        names: Counter[str] = Counter()
+        types: Counter[str] = Counter()
         for rid in members:
             names[raw[rid]["name"]] += raw[rid]["mentions"] or 1
             types[raw[rid]["type"]] += raw[rid]["mentions"] or 1
@@ -154,7 +156,7 @@ def _embedding_merges(reps: dict[str, tuple[str, str, int]], ontology: Ontology,
     return merged
 
 
-def merge(fragments: Sequence[dict], ontology: Ontology, embedder: Embedder | None) -> nx.MultiDiGraph:
+def merge(fragments: Sequence[dict[str, Any]], ontology: Ontology, embedder: Embedder | None) -> nx.MultiDiGraph[str]:
     """One graph from ``fragments`` (any order; the result does not depend on it).
 
     Nodes: ``type``, ``name``, ``mentions`` and ``aliases`` (the other names it was written as) for concepts,
@@ -163,7 +165,7 @@ def merge(fragments: Sequence[dict], ontology: Ontology, embedder: Embedder | No
     (doc id → title), ``resolution`` (merges done) and ``extraction`` (counts per document).
     """
     fragments = sorted(fragments, key=lambda f: f["doc_id"])
-    raw: dict[str, dict] = {}
+    raw: dict[str, dict[str, Any]] = {}
     for fragment in fragments:
         for node in fragment["nodes"]:
             if node["type"] not in ("document", "section"):
@@ -171,7 +173,7 @@ def merge(fragments: Sequence[dict], ontology: Ontology, embedder: Embedder | No
                 entry["mentions"] += node.get("mentions", 0)
     mapping, res = resolve(raw, ontology, embedder)
     res.alias += len({(mapping.get(n["id"]), a) for f in fragments for n in f["nodes"] for a in n.get("aliases", ())})
-    g = nx.MultiDiGraph()
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     for fragment in fragments:
         for node in fragment["nodes"]:
             nid = mapping.get(node["id"], node["id"])
@@ -208,14 +210,14 @@ def merge(fragments: Sequence[dict], ontology: Ontology, embedder: Embedder | No
     return g
 
 
-def _merge_citations(current: list[dict], more: Iterable[dict]) -> list[dict]:
+def _merge_citations(current: list[dict[str, Any]], more: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     seen = {(c["doc_id"], c["page"], c.get("quote")) for c in current}
     out = list(current) + [c for c in more if (c["doc_id"], c["page"], c.get("quote")) not in seen]
     out.sort(key=lambda c: (c["doc_id"], c["page"], c.get("quote") or ""))
     return out[:MAX_CITATIONS]
 
 
-def dumps(g: nx.MultiDiGraph, built_from: dict[str, str]) -> bytes:
+def dumps(g: nx.MultiDiGraph[str], built_from: dict[str, str]) -> bytes:
     """Stable JSON: graph attributes, then nodes sorted by id and edges by (source, target, relation), one per
     line. ``built_from``: fragment key → ETag the graph was built from."""
     head = {**g.graph, "built_from": dict(sorted(built_from.items()))}
@@ -228,7 +230,7 @@ def dumps(g: nx.MultiDiGraph, built_from: dict[str, str]) -> bytes:
     return ("\n".join(lines) + "\n}\n").encode()
 
 
-def loads(data: bytes) -> nx.MultiDiGraph:
+def loads(data: bytes) -> nx.MultiDiGraph[str]:
     """The graph written by :func:`dumps`.
 
     Raises:
@@ -237,7 +239,7 @@ def loads(data: bytes) -> nx.MultiDiGraph:
     obj = json.loads(data)
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         raise ValueError("not an lcabot graph artifact")
-    g = nx.MultiDiGraph()
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph()
     g.graph.update({k: v for k, v in obj.items() if k not in ("nodes", "edges")})
     for node in obj["nodes"]:
         g.add_node(node["id"], **{k: v for k, v in node.items() if k != "id"})
@@ -308,7 +310,7 @@ def rebuild(store: ObjectStore, ontology: Ontology, embedder: Embedder | None) -
     raise RuntimeError(f"graph fragments changed during {MAX_ROUNDS} rebuilds")
 
 
-def load(store: ObjectStore) -> nx.MultiDiGraph | None:
+def load(store: ObjectStore) -> nx.MultiDiGraph[str] | None:
     """The merged graph in ``store``, or ``None`` when none was built."""
     try:
         return loads(store.get(MERGED_KEY))
@@ -316,14 +318,14 @@ def load(store: ObjectStore) -> nx.MultiDiGraph | None:
         return None
 
 
-def concept_vectors(g: nx.MultiDiGraph, embedder: Embedder) -> tuple[list[str], np.ndarray]:
+def concept_vectors(g: nx.MultiDiGraph[str], embedder: Embedder) -> tuple[list[str], np.ndarray]:
     """Concept node ids and their name vectors ``(n, dimension)``, for linking questions to nodes."""
     ids = sorted(n for n, d in g.nodes(data=True) if d["type"] not in ("document", "section"))
     return ids, embedder.embed([g.nodes[n]["name"] for n in ids]) if ids else np.zeros((0, embedder.dimension))
 
 
 def write_fragment(store: ObjectStore, record: DocumentRecord, chunks: Sequence[Chunk], extractor: GraphExtractor,
-                   ontology: Ontology) -> dict:
+                   ontology: Ontology) -> dict[str, Any]:
     """Extract one document's contribution and store it under :func:`fragment_key` of its ``source_key`` (the
     write replaces the fragment of an earlier version). Returns the fragment. The merged graph is not rebuilt."""
     fragment = document_fragment(record, chunks, extractor.extract(chunks), ontology)
@@ -331,13 +333,13 @@ def write_fragment(store: ObjectStore, record: DocumentRecord, chunks: Sequence[
     return fragment
 
 
-def stats(g: nx.MultiDiGraph, top: int = 10) -> dict:
+def stats(g: nx.MultiDiGraph[str], top: int = 10) -> dict[str, Any]:
     """Figures of a merged graph: ``nodes``, ``edges``, ``concepts``, ``node_types`` and ``relations`` (counts),
     ``top_entities`` (``[name, type, mentions]`` by mentions), ``resolution`` (merges done) and ``extraction``
     (triples, dropped and failed chunks summed over documents)."""
     concepts = [(d["name"], d["type"], d.get("mentions", 0)) for _n, d in g.nodes(data=True)
                 if d["type"] not in ("document", "section")]
-    extraction = Counter()
+    extraction: Counter[str] = Counter()
     for figures in g.graph.get("extraction", {}).values():
         extraction.update({k: v for k, v in figures.items() if isinstance(v, int)})
     resolution = g.graph.get("resolution", {})

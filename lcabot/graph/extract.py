@@ -1,7 +1,7 @@
 """Concept and relation extraction from chunks, under the closed ontology.
 
 Every result keeps its evidence: the chunk, the PDF page and the quotable unit (a sentence or table row of the
-evidence ledger, :func:`lcabot.ledger.quotable_units`) that states it, so a graph fact can be quoted and verified
+evidence ledger, :func:`lcabot.answer.ledger.quotable_units`) that states it, so a graph fact can be quoted and verified
 like a passage.
 
 :class:`OfflineExtractor` (no API key) finds concepts with the ontology's alias map and relations with its sentence
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from lcabot.answer.ledger import quotable_units
 from lcabot.graph.ontology import Mention, Ontology, normalise
-from lcabot.ledger import quotable_units
 from lcabot.models import Chunk
 
 MAX_CUE_GAP = 45  # characters between two neighbouring concepts for a cue to link them

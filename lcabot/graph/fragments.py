@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from lcabot.graph.extract import Extraction, Sighting
 from lcabot.graph.ontology import Ontology, normalise
@@ -39,7 +40,7 @@ def concept_id(kind: str, name: str) -> str:
 
 
 def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extraction: Extraction,
-                      ontology: Ontology) -> dict:
+                      ontology: Ontology) -> dict[str, Any]:
     """The fragment of one document.
 
     Args:
@@ -62,26 +63,26 @@ def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extractio
     for chunk in chunks:
         parent = doc_node
         for depth in range(len(chunk.section_path)):
-            node = _section_id(record.doc_id, chunk.section_path[: depth + 1])
-            names[node] = chunk.section_path[depth]
-            parents[node] = parent
-            pages.setdefault(node, set()).update(s.page for s in chunk.page_spans)
-            parent = node
+            section = _section_id(record.doc_id, chunk.section_path[: depth + 1])
+            names[section] = chunk.section_path[depth]
+            parents[section] = parent
+            pages.setdefault(section, set()).update(s.page for s in chunk.page_spans)
+            parent = section
 
-    def cite_pages(node: str) -> list[dict]:
+    def cite_pages(node: str) -> list[dict[str, Any]]:
         return [{"doc_id": record.doc_id, "page": p, "page_label": record.label(p)} for p in sorted(pages[node])]
 
-    def cite(chunk_id: str, page: int, quote: str) -> dict:
+    def cite(chunk_id: str, page: int, quote: str) -> dict[str, Any]:
         path = by_chunk[chunk_id].section_path if chunk_id in by_chunk else ()
         return {"doc_id": record.doc_id, "page": page, "page_label": record.label(page),
                 "section": path[-1] if path else None, "quote": quote, "chunk_id": chunk_id}
 
-    nodes = [{"id": doc_node, "type": "document", "name": record.title, "citations": []}]
+    nodes: list[dict[str, Any]] = [{"id": doc_node, "type": "document", "name": record.title, "citations": []}]
     nodes += [{"id": n, "type": "section", "name": names[n], "citations": cite_pages(n)} for n in sorted(names)]
     edges = [{"source": n, "target": parents[n], "relation": "part_of", "weight": 1, "citations": cite_pages(n)}
              for n in sorted(names)]
 
-    concepts: dict[str, dict] = {}
+    concepts: dict[str, dict[str, Any]] = {}
     for s in extraction.sightings:
         node = concepts.setdefault(concept_id(s.type, s.name),
                                    {"type": s.type, "name": s.name, "mentions": 0, "citations": []})
@@ -89,7 +90,7 @@ def document_fragment(record: DocumentRecord, chunks: Sequence[Chunk], extractio
         if s.surface:
             node.setdefault("aliases", set()).add(s.surface)
         _add_citation(node["citations"], cite(s.chunk_id, s.page, s.quote))
-    relations: dict[tuple[str, str, str], dict] = {}
+    relations: dict[tuple[str, str, str], dict[str, Any]] = {}
     for t in extraction.triples:
         for kind, name in ((t.subject_type, t.subject), (t.object_type, t.object)):
             concepts.setdefault(concept_id(kind, name), {"type": kind, "name": name, "mentions": 0, "citations": []})
@@ -149,12 +150,12 @@ def _heading_definitions(doc_id: str, chunks: Sequence[Chunk], sightings: Sequen
     return {key: sorted(v, key=lambda s: s.page) for key, v in found.items()}
 
 
-def _add_citation(citations: list[dict], citation: dict) -> None:
+def _add_citation(citations: list[dict[str, Any]], citation: dict[str, Any]) -> None:
     if len(citations) < MAX_CITATIONS and all(c["quote"] != citation["quote"] for c in citations):
         citations.append(citation)
 
 
-def dumps(fragment: dict) -> bytes:
+def dumps(fragment: dict[str, Any]) -> bytes:
     """Stable serialisation (sorted keys, one node or edge per line) so fragments diff cleanly."""
     head = {k: v for k, v in fragment.items() if k not in ("nodes", "edges")}
     lines = [json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1] + ","]

@@ -1,4 +1,4 @@
-"""The closed LCA ontology (``graph_artifacts/ontology.json``): node types, relation types with their allowed
+"""The closed LCA ontology (package data ``lcabot/data/ontology.json``): node types, relation types with their allowed
 subject and object types, the concept alias map, and the sentence cues of the offline extractor.
 
 Names are matched as the field writes them: a name holding an upper-case letter (an acronym or formula such as
@@ -14,9 +14,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
 
-ONTOLOGY_PATH = Path(__file__).resolve().parents[2] / "graph_artifacts" / "ontology.json"
+ONTOLOGY_PATH = resources.files("lcabot") / "data" / "ontology.json"
 _DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-"})
 _WS = re.compile(r"\s+")
 
@@ -80,7 +82,7 @@ class Ontology:
         cues: the offline extractor's sentence patterns, in file order.
     """
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict[str, Any]) -> None:
         self.node_types: tuple[str, ...] = tuple(data["node_types"])
         self.structural_types: tuple[str, ...] = tuple(data["structural_types"])
         self.relations: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -166,7 +168,7 @@ def _matchers(surfaces: list[tuple[str, str, str]]) -> list[tuple[re.Pattern[str
 
 
 @cache
-def load(path: Path = ONTOLOGY_PATH) -> Ontology:
+def load(path: Traversable = ONTOLOGY_PATH) -> Ontology:
     """The ontology at ``path`` (cached).
 
     Raises:

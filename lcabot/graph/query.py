@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -41,13 +43,13 @@ class Fact:
     relation: str
     object: str
     score: float
-    citations: tuple[dict, ...]
+    citations: tuple[dict[str, Any], ...]
 
 
 class GraphKnowledge:
     """A loaded graph ready for questions. Building it embeds every concept name once (``(n, dimension)``)."""
 
-    def __init__(self, graph: nx.MultiDiGraph, ontology: Ontology, embedder: Embedder) -> None:
+    def __init__(self, graph: nx.MultiDiGraph[str], ontology: Ontology, embedder: Embedder) -> None:
         self.graph = graph
         self._ontology = ontology
         self._embedder = embedder
@@ -91,7 +93,7 @@ class GraphKnowledge:
                         nxt[other] = max(nxt.get(other, 0.0), score * 0.5)
             seen.update(nxt)
             frontier = nxt
-        ranked = []
+        ranked: list[tuple[tuple[str, str, str], float]] = []
         per_pair: dict[tuple[str, str], int] = {}
         for (s, t, rel), value in sorted(best.items(), key=lambda kv: (-kv[1], kv[0])):
             if per_pair.get((s, rel), 0) < MAX_PER_SUBJECT_RELATION and len(ranked) < limit:
@@ -100,7 +102,7 @@ class GraphKnowledge:
         return [Fact(self._name(s), rel, self._name(t), value, tuple(self.graph.edges[s, t, rel]["citations"]))
                 for (s, t, rel), value in ranked]
 
-    def _incident(self, node: str):
+    def _incident(self, node: str) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         for s, t, rel, data in self.graph.out_edges(node, keys=True, data=True):
             if not self._structural(s, t, rel):
                 yield s, t, rel, data
@@ -112,7 +114,8 @@ class GraphKnowledge:
         return rel == "part_of" and self.graph.nodes[s]["type"] in STRUCTURAL
 
     def _name(self, node: str) -> str:
-        return self.graph.nodes[node]["name"]
+        name: str = self.graph.nodes[node]["name"]
+        return name
 
 
 class GraphSource:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 from lcabot.report.model import Report, StageBreakdown
 
@@ -22,7 +23,7 @@ def write_chart(report: Report, path: Path) -> Path | None:
     return None
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")

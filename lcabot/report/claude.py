@@ -9,17 +9,15 @@ On any API failure, timeout or unusable reply, the extractive filler fills the r
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from lcabot import messages
-from lcabot.errors import GenerationError, IncompleteGenerationError
-from lcabot.generation.claude import MessagesClient, evidence_line
-from lcabot.normalize import match_key
+from lcabot.adapters.anthropic_client import MessagesClient, Tool
+from lcabot.ingest.normalize import match_key
+from lcabot.llm import evidence_line, model_else
 from lcabot.report.extractive import ExtractiveFiller
 from lcabot.report.model import FieldResult, Quote
 from lcabot.report.study import Study
-from lcabot.report.template import FieldSpec, field_specs
+from lcabot.report.template import FieldSpec, SectionSpec, field_specs
 from lcabot.report.units import Unit
 
 SYSTEM_PROMPT = """You fill a product carbon footprint (CFP) study report, following ISO 14067:2018, from passages of
@@ -28,7 +26,7 @@ Call the tool fill_report once. For each field, give the passages that state it:
 character for character from that passage (the whole passage or a contiguous part of it). Use only passages about
 this study (not other studies it cites). Leave a field's list empty when no passage states it: the report then reads
 [Information not provided]. Never write anything that is not copied from a passage."""
-TOOL = "fill_report"
+TOOL_NAME = "fill_report"
 PER_FIELD = 6  # cue-matched passages offered per field
 RETRIEVED = 3  # plus the best retrieved passages of the field's query, cue or not
 
@@ -37,7 +35,7 @@ class ClaudeFiller:
     """Fills the template in one Claude call; falls back to ``fallback`` (the extractive filler) on failure.
 
     Args:
-        api_key / model / timeout_s: as for :class:`lcabot.generation.claude.ClaudeGenerator`; the timeout bounds
+        api_key / model / timeout_s: as for :class:`lcabot.answer.generators.claude.ClaudeGenerator`; the timeout bounds
             the whole call, retries of 408/409/429/5xx/529 and connection errors included.
         fallback: the extractive filler of the same study.
         base_url: API base URL; ``None`` lets the SDK read ``ANTHROPIC_BASE_URL`` or use its default.
@@ -54,18 +52,15 @@ class ClaudeFiller:
         self.notes: list[str] = []
 
     def fill_all(self, study: Study) -> list[FieldResult]:
+        """Every template field, from Claude's quotes of offered passages; on failure (GenerationError, after the
+        retries) the fallback's fields, with the note saying why in :attr:`notes` and its name in :attr:`used`."""
         specs = field_specs()
         offered = self._offer(study, [spec for _, spec in specs])
-        try:
-            chosen = self._call(study, specs, offered)
-        except IncompleteGenerationError:
-            self.notes.append(messages.llm_incomplete())
-        except GenerationError as err:
-            self.notes.append(messages.llm_failed(str(err)))
-        else:
-            return [_field(section.title, spec, chosen.get(spec.key, []), offered, study) for section, spec in specs]
-        self.used = self._fallback.name
-        return self._fallback.fill_all(study)
+        fields, note = model_else(lambda: self._call(study, specs, offered), lambda: self._fallback.fill_all(study))
+        if note is not None:
+            self.notes.append(note)
+            self.used = self._fallback.name
+        return fields
 
     def _offer(self, study: Study, specs: list[FieldSpec]) -> dict[str, Unit]:
         units: dict[str, Unit] = {}
@@ -76,33 +71,32 @@ class ClaudeFiller:
                 units.setdefault(f"U{unit.order}", unit)
         return units
 
-    def _call(self, study: Study, specs: list, offered: dict[str, Unit]) -> dict[str, list[dict[str, Any]]]:
-        response = self._api.create(SYSTEM_PROMPT, _messages(study, specs, offered), tools=[_tool(specs)],
-                                    tool_choice={"type": "tool", "name": TOOL})
-        if response.stop_reason == "max_tokens":
-            raise IncompleteGenerationError("the reply hit the max_tokens limit")
-        for block in response.content:
-            if getattr(block, "type", None) == "tool_use" and block.name == TOOL:
-                return _parse(block.input)
-        text = "".join(getattr(b, "text", "") for b in response.content)
-        match = re.search(r"\{.*\}", text, re.S)
-        try:
-            return _parse(json.loads(match.group(0)) if match else None)
-        except json.JSONDecodeError:
-            raise GenerationError("the model's reply was not the structured report asked for") from None
+    def _call(self, study: Study, specs: list[tuple[SectionSpec, FieldSpec]],
+              offered: dict[str, Unit]) -> list[FieldResult]:
+        """The fields from one :data:`TOOL_NAME` call.
+
+        Raises:
+            GenerationError: the call or its reply is unusable (:meth:`MessagesClient.structured`).
+        """
+        chosen = self._api.structured(SYSTEM_PROMPT, _messages(study, specs, offered), _tool(specs))["fields"]
+        return [_field(section.title, spec, chosen.get(spec.key, []), offered, study) for section, spec in specs]
 
 
-def _tool(specs: list) -> dict[str, Any]:
+def _tool(specs: list[tuple[SectionSpec, FieldSpec]]) -> Tool:
+    """The :data:`TOOL_NAME` tool: ``{"fields": {<field key>: [{"passage", "quote"}, …]}}``, every field optional."""
     item = {"type": "object", "properties": {"passage": {"type": "string"}, "quote": {"type": "string"}},
             "required": ["passage", "quote"]}
-    fields = {spec.key: {"type": "array", "items": item, "maxItems": spec.max_quotes,
-                         "description": f"{spec.label} (ISO 14067:2018 {spec.clause})"} for _, spec in specs}
-    return {"name": TOOL, "description": "The report's fields, each filled with quotes from the study's passages.",
-            "input_schema": {"type": "object", "properties": {"fields": {"type": "object", "properties": fields}},
-                             "required": ["fields"]}}
+    # (no maxItems: a quote over a field's limit is left out by _field, not worth failing the whole report for)
+    fields = {spec.key: {"type": "array", "items": item,
+                         "description": f"{spec.label} (ISO 14067:2018 {spec.clause}); at most {spec.max_quotes}"}
+              for _, spec in specs}
+    return Tool(TOOL_NAME, "The report's fields, each filled with quotes from the study's passages.",
+                {"type": "object", "properties": {"fields": {"type": "object", "properties": fields}},
+                 "required": ["fields"]})
 
 
-def _messages(study: Study, specs: list, offered: dict[str, Unit]) -> list[dict[str, Any]]:
+def _messages(study: Study, specs: list[tuple[SectionSpec, FieldSpec]],
+              offered: dict[str, Unit]) -> list[dict[str, Any]]:
     lines = "\n".join(
         evidence_line({"id": uid, "page": study.label(u.page), "section": u.section, "table": u.context or None,
                        "text": u.text})
@@ -116,24 +110,13 @@ def _messages(study: Study, specs: list, offered: dict[str, Unit]) -> list[dict[
     return [{"role": "user", "content": content}]
 
 
-def _parse(data: Any) -> dict[str, list[dict[str, Any]]]:
-    """The ``fields`` object of the reply; malformed entries are skipped later.
-
-    Raises:
-        GenerationError: there is no ``fields`` object.
-    """
-    if not isinstance(data, dict) or not isinstance(data.get("fields"), dict):
-        raise GenerationError("the model's reply was not the structured report asked for")
-    return {k: v for k, v in data["fields"].items() if isinstance(v, list)}
-
-
-def _field(section: str, spec: FieldSpec, items: list[Any], offered: dict[str, Unit], study: Study) -> FieldResult:
-    """Keep the items that quote an offered passage verbatim (a contiguous part of it), at most ``max_quotes``."""
+def _field(section: str, spec: FieldSpec, items: list[dict[str, str]], offered: dict[str, Unit], study: Study
+           ) -> FieldResult:
+    """Keep the items (shaped by the tool's schema) that quote an offered passage verbatim (a contiguous part of
+    it), at most ``max_quotes``."""
     quotes: list[Quote] = []
     for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("quote"), str):
-            continue
-        unit = offered.get(str(item.get("passage")))
+        unit = offered.get(item["passage"])
         quote = " ".join(item["quote"].split())
         if unit is None or len(quote) < 12 or match_key(quote) not in match_key(unit.text):
             continue

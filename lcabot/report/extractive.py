@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from lcabot.normalize import match_key
+from lcabot.ingest.normalize import match_key
 from lcabot.report.model import FieldResult
 from lcabot.report.study import Study
 from lcabot.report.template import FieldSpec, SectionSpec, field_specs

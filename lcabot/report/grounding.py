@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lcabot.normalize import match_key
+from lcabot.ingest.normalize import match_key
 from lcabot.report.model import FieldResult, Quote, ScenarioResult, StageBreakdown, Value
 from lcabot.report.study import Study
 

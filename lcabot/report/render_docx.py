@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lcabot.report.model import NOT_PROVIDED, Quote, Report
 from lcabot.report.render_md import (
@@ -39,7 +40,7 @@ def write_docx(report: Report, path: Path, chart: Path | None) -> Path:
     return path
 
 
-def _section(doc, report: Report, number: int, section: SectionSpec, chart: Path | None, inches) -> None:
+def _section(doc: Any, report: Report, number: int, section: SectionSpec, chart: Path | None, inches: Any) -> None:
     doc.add_heading(f"{number} {section.title}", 1)
     doc.add_paragraph().add_run(f"ISO 14067:2018 {section.clause}: {section.requirement}").italic = True
     keys = (["title"] if section.key == "basic" else []) + [spec.key for spec in section.fields]
@@ -62,14 +63,14 @@ def _section(doc, report: Report, number: int, section: SectionSpec, chart: Path
             doc.add_paragraph(NOT_PROVIDED)
 
 
-def _quote(doc, quote: Quote) -> None:
+def _quote(doc: Any, quote: Quote) -> None:
     p = doc.add_paragraph(style="Quote")
     p.add_run(f"“{show(quote)}”")
     where = f" ({quote.context})" if quote.kind == "table" and quote.context else ""
     p.add_run(f" — {quote.cite()}{where}").bold = True
 
 
-def _table(doc, header: list[str], rows: list[list[str]]):
+def _table(doc: Any, header: list[str], rows: list[list[str]]) -> Any:
     table = doc.add_table(rows=1, cols=len(header))
     table.style = "Table Grid"
     for cell, text in zip(table.rows[0].cells, header, strict=True):
@@ -83,14 +84,14 @@ def _table(doc, header: list[str], rows: list[list[str]]):
     return table
 
 
-def _results_table(doc, report: Report) -> None:
+def _results_table(doc: Any, report: Report) -> None:
     rows = [[r.scenario, r.value.printed, r.value.unit,
              result_basis(r),
              r.value.quote.cite()] for r in report.results]
     _table(doc, ["Scenario", "CFP per functional unit", "Unit", "Where the study states it", "Page"], rows)
 
 
-def _stage_tables(doc, report: Report) -> None:
+def _stage_tables(doc: Any, report: Report) -> None:
     for b in report.breakdowns:
         doc.add_heading(b.scenario, 3)
         doc.add_paragraph(f"From {b.table}. Values in {values_in(b.unit)}.")
@@ -108,7 +109,7 @@ def _stage_tables(doc, report: Report) -> None:
             doc.add_paragraph("⚠ " + partial_table(b, b.whole_footprint))
 
 
-def _appendix(doc, report: Report) -> None:
+def _appendix(doc: Any, report: Report) -> None:
     doc.add_heading("Evidence appendix", 1)
     rows = [[label, show(quote), where(quote)] for label, quote in evidence(report)]
     _table(doc, ["Field", "Quote", "Where"], rows)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from lcabot.normalize import match_key
+from lcabot.ingest.normalize import match_key
 from lcabot.report.model import Quote, ScenarioResult, StageBreakdown, StageResult, Value
 from lcabot.report.study import Study
 from lcabot.report.tables import Cell, ClimateRow, StageColumn, climate_rows, places_of, stage_columns, tables

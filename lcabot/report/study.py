@@ -1,5 +1,5 @@
 """The study in an ephemeral index: parsed by the same ingestion code, chunked, embedded and written to a
-:class:`~lcabot.index_sqlite.SqliteIndex` in a temporary directory that never becomes part of the library."""
+:class:`~lcabot.adapters.sqlite_index.SqliteIndex` in a temporary directory that never becomes part of the library."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
-from lcabot.chunking import chunk_document, embedding_text
+from lcabot.adapters.sqlite_index import SqliteIndex
 from lcabot.config import Settings
 from lcabot.errors import DocumentError
-from lcabot.index_sqlite import SqliteIndex
-from lcabot.ingest import content_hash, parse_document
+from lcabot.ingest.chunking import chunk_document, embedding_text
+from lcabot.ingest.normalize import collapse, for_search, match_key
+from lcabot.ingest.pdf import ParsedDocument
+from lcabot.ingest.pipeline import content_hash, parse_document
 from lcabot.models import Chunk, DocumentRecord
-from lcabot.normalize import collapse, for_search, match_key
-from lcabot.pdf import ParsedDocument
 from lcabot.ports import Embedder
 from lcabot.report.model import Quote
 from lcabot.report.units import (
@@ -28,7 +28,7 @@ from lcabot.report.units import (
     paragraphs,
     sentences,
 )
-from lcabot.retrieval import HybridRetriever, RetrievalQuery
+from lcabot.search.retrieval import HybridRetriever, RetrievalQuery
 
 _LONG_ROW = 300  # table rows longer than this are quoted cell by cell (merged cells hold whole paragraphs)
 
@@ -140,7 +140,8 @@ class Study:
         if not units:
             return np.zeros(0)
         vectors = self.embedder.embed([for_search(query), *(unit_text(u) for u in units)])
-        return vectors[1:] @ vectors[0]
+        similarity: np.ndarray = vectors[1:] @ vectors[0]
+        return similarity
 
     def prime(self, queries: Sequence[str], units: Sequence[Unit] = ()) -> None:
         """Embed queries (as retrieval embeds them) and units in one batch; later calls read the cache."""
@@ -195,7 +196,7 @@ class CachedEmbedder:
 
 
 def page_key(text: str) -> str:
-    """The page's :func:`~lcabot.normalize.match_key`, with the line breaks PyMuPDF writes inside table cells
+    """The page's :func:`~lcabot.ingest.normalize.match_key`, with the line breaks PyMuPDF writes inside table cells
     (``<br>``) read as the line breaks they are."""
     return match_key(text.replace("<br>", "\n"))
 

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from lcabot.normalize import collapse
-from lcabot.pdf import TABLE_CAPTION, Block, ParsedDocument
+from lcabot.ingest.normalize import collapse
+from lcabot.ingest.pdf import TABLE_CAPTION, Block, ParsedDocument
 from lcabot.report.units import GHG_UNIT, parse_number, printed_unit
 
 _PLACEHOLDER = re.compile(r"^Col\d+$")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from lcabot.normalize import for_search, split_sentences
+from lcabot.ingest.normalize import for_search, split_sentences
 
 # "kg CO2e", "kg CO2-eq", "kg CO2 eq", "kgCO2(eq)", "kg CO2eq", "kg of carbon dioxide equivalent", "t CO2e"
 GHG_UNIT = re.compile(
@@ -122,7 +122,7 @@ class Unit:
 
     Attributes:
         text: display text (ligatures and line-end hyphens resolved); verbatim on ``page`` under
-            :func:`lcabot.normalize.match_key`.
+            :func:`lcabot.ingest.normalize.match_key`.
         page: 1-based PDF page.
         kind: ``text`` (a sentence), ``table`` (a table row) or ``cell`` (a sentence or entry of a long table
             cell).

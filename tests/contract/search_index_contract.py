@@ -45,6 +45,19 @@ class SearchIndexContract:
         query = EMBEDDER.embed(["without capture the result is"])[0]
         assert index.knn(query, 1)[0][0] == "d-h2-1"
 
+    def test_a_document_is_found_by_its_source_key_and_a_new_version_replaces_it(self, index):
+        index.upsert_document(*COFFEE)
+        index.upsert_document(*HYDROGEN)
+        assert index.document_by_key("/lib/coffee.pdf").doc_id == "d-coffee"
+        assert index.document_by_key("/lib/hydrogen.pdf").perspective == "academic"
+        assert index.document_by_key("/lib/coffee") is None and index.document_by_key("coffee.pdf") is None
+        v2 = make_doc("d-coffee-v2", "coffee.pdf", ["The functional unit is 1 kg of roasted coffee."])
+        index.upsert_document(*v2)
+        assert index.document_by_key("/lib/coffee.pdf").doc_id == "d-coffee-v2"
+        assert index.document("d-coffee") is None
+        assert index.delete_document("d-coffee-v2")
+        assert index.document_by_key("/lib/coffee.pdf") is None
+
     def test_filters_by_document_and_perspective(self, index):
         index.upsert_document(*COFFEE)
         index.upsert_document(*HYDROGEN)

@@ -18,9 +18,9 @@ import pytest
 from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import AuthorizationException, RequestError
 
-from lcabot.cloud.opensearch import OpenSearchIndex, cosine_from_score, index_body
+from lcabot.adapters.opensearch import OpenSearchIndex, cosine_from_score, index_body
+from lcabot.adapters.sqlite_index import SqliteIndex
 from lcabot.errors import IndexWriteError
-from lcabot.index_sqlite import SqliteIndex
 from tests.contract.search_index_contract import COFFEE, EMBEDDER, HYDROGEN, SearchIndexContract, make_doc
 from tests.stubs.opensearch_server import OpenSearchStub, SigV4Check, knn_score
 

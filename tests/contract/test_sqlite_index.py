@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcabot.index_sqlite import SqliteIndex
+from lcabot.adapters.sqlite_index import SqliteIndex
 from tests.contract.search_index_contract import SearchIndexContract
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from lcabot.ingest.normalize import match_key
 from lcabot.models import Turn
-from lcabot.normalize import match_key
 
 COFFEE = "nab-maslin-2020-coffee-carbon-footprint.pdf"
 BURCHART = "burchart-2023-hydrogen-coal-gasification-lca.pdf"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcabot.evaluation import evaluate_retrieval, load_questions
+from lcabot.evaluation.retrieval import evaluate_retrieval, load_questions
 from tests.conftest import DEV_QUESTIONS, ROOT
 
 

@@ -8,13 +8,13 @@ import time
 import pytest
 
 from lcabot import messages, wiring
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.config import Settings
 from lcabot.graph import ontology
 from lcabot.graph.build import MERGED_KEY, load, loads, mergeable, rebuild, resolve, write_fragment
 from lcabot.graph.extract import OfflineExtractor
 from lcabot.graph.fragments import fragment_key
 from lcabot.graph.ontology import normalise
-from lcabot.objects import LocalObjectStore
 
 PEFCR = "ec-pefcr-guidance-v6.3.pdf"
 COFFEE = "nab-maslin-2020-coffee-carbon-footprint.pdf"
@@ -154,21 +154,22 @@ def test_concurrent_ingests_lose_no_fragment(ingested, tmp_path, sources):
 def test_an_interrupted_graph_build_resumes(ingested, tmp_path, embedder, monkeypatch):
     """``lcabot graph build`` stopped after one document picks up at the next; the result equals an
     uninterrupted build."""
-    from lcabot import graphcli
-    from lcabot.graph import build
+    from lcabot.cli import graph as graphcli
+    from lcabot.graph import sync
 
     names = [COFFEE, MORETTI]
     index = wiring.build_index(Settings(home=tmp_path / "full"))
-    for n in names:
+    library = ingested["__index__"]
+    for n in names:  # the two documents as the corpus index holds them (their vectors too: none is embedded again)
         result = ingested[n]
-        index.upsert_document(result.record, result.chunks, embedder.embed([c.search_text for c in result.chunks]),
-                              [ingested["__index__"].page_text(result.record.doc_id, p) or ""
+        index.upsert_document(result.record, result.chunks, library.vectors([c.chunk_id for c in result.chunks]),
+                              [library.page_text(result.record.doc_id, p) or ""
                                for p in range(1, result.record.n_pages + 1)])
     full = Settings(home=tmp_path / "full")
-    assert graphcli.sync_fragments(full, index, embedder, progress=lambda _t: None)["extracted"] == 2
+    assert graphcli.sync(wiring.build(full, embedder=embedder, index=index), lambda _t: None)["extracted"] == 2
 
     stopped = Settings(home=tmp_path / "stopped")
-    real_write = build.write_fragment
+    real_write = sync.write_fragment
     calls = []
 
     def crash_on_second(*args, **kwargs):
@@ -177,11 +178,11 @@ def test_an_interrupted_graph_build_resumes(ingested, tmp_path, embedder, monkey
             raise KeyboardInterrupt
         return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(graphcli, "write_fragment", crash_on_second)
+    monkeypatch.setattr(sync, "write_fragment", crash_on_second)
     with pytest.raises(KeyboardInterrupt):
-        graphcli.sync_fragments(stopped, index, embedder, progress=lambda _t: None)
-    monkeypatch.setattr(graphcli, "write_fragment", real_write)
-    again = graphcli.sync_fragments(stopped, index, embedder, progress=lambda _t: None)
+        graphcli.sync(wiring.build(stopped, embedder=embedder, index=index), lambda _t: None)
+    monkeypatch.setattr(sync, "write_fragment", real_write)
+    again = graphcli.sync(wiring.build(stopped, embedder=embedder, index=index), lambda _t: None)
     assert again["extracted"] == 1  # only the document the stop interrupted
     full_store, stopped_store = wiring.build_artifacts(full), wiring.build_artifacts(stopped)
     assert stopped_store.get(MERGED_KEY) == full_store.get(MERGED_KEY)

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from lcabot.chunking import chunk_document
-from lcabot.normalize import match_key
-from lcabot.pdf import parse_pdf
+from lcabot.ingest.chunking import chunk_document
+from lcabot.ingest.normalize import match_key
+from lcabot.ingest.pdf import parse_pdf
 from tests.conftest import CORPUS
 
 COFFEE = CORPUS / "studies" / "nab-maslin-2020-coffee-carbon-footprint.pdf"
@@ -18,13 +18,13 @@ HEIJUNGS = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-run
 
 
 @pytest.fixture(scope="module")
-def coffee():
-    return parse_pdf(COFFEE.read_bytes(), COFFEE.name)
+def coffee(parsed_pdf):
+    return parsed_pdf(COFFEE)
 
 
 @pytest.fixture(scope="module")
-def pefcr():
-    return parse_pdf(PEFCR.read_bytes(), PEFCR.name)
+def pefcr(parsed_pdf):
+    return parsed_pdf(PEFCR)
 
 
 def _row(table: str, label: str) -> list[str]:
@@ -82,8 +82,8 @@ def test_pefcr_table_of_contents_is_not_taken_for_headings(pefcr):
     assert [h.page for h in headings] == [61]
 
 
-def test_printed_page_labels_differ_from_pdf_index():
-    parsed = parse_pdf(HEIJUNGS.read_bytes(), HEIJUNGS.name)
+def test_printed_page_labels_differ_from_pdf_index(parsed_pdf):
+    parsed = parsed_pdf(HEIJUNGS)
     assert parsed.page_labels == [str(n) for n in range(394, 403)]
 
 
@@ -94,11 +94,11 @@ def test_display_text_stays_faithful_while_search_text_is_normalised(pefcr):
         assert "CO2" in chunk.search_text and "\u2082" not in chunk.search_text
 
 
-def test_two_columns_under_full_width_tables_and_top_of_page_captions():
+def test_two_columns_under_full_width_tables_and_top_of_page_captions(parsed_pdf):
     """Moretti et al. 2020 p. 5 has two inventory tables above two columns of text: the columns are read one after
     the other, not interleaved line by line; p. 6 opens with the caption "Table 4", which is not a running header
     although "Table #" tops several pages."""
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    parsed = parsed_pdf(MORETTI)
     page5 = match_key(parsed.page_texts[4])
     assert match_key("Considering the chemical formula of propylene C3H6, per kg PP, the biogenic carbon removal "
                      "corresponds to 3.14 kg CO2eq.") in page5
@@ -106,12 +106,12 @@ def test_two_columns_under_full_width_tables_and_top_of_page_captions():
     assert parsed.page_texts[5].startswith("Table 4\n")
 
 
-def test_tight_leading_keeps_a_sentence_with_its_number_moretti_p7():
+def test_tight_leading_keeps_a_sentence_with_its_number_moretti_p7(parsed_pdf):
     """Moretti et al. 2020 set their lines closer than the type (line boxes overlap by 3 pt): each line used to be a
     paragraph, and the sentence about the hydrogen dataset ended before its value."""
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    parsed = parsed_pdf(MORETTI)
     chunks = chunk_document(parsed, "moretti", MORETTI.name)
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     units = [u.text for c in chunks for u in quotable_units(c) if c.page_start <= 7 <= c.page_end]
     assert ("According to the selected dataset (PlasticsEurope, 2005), the production of 1 kg of hydrogen "
@@ -130,18 +130,18 @@ def test_side_by_side_boxes_are_read_box_by_box_coffee_p1(coffee):
     assert "Correspondence Mark Maslin Email: m.maslin@ucl.ac.uk" in page
 
 
-def test_ligatures_are_written_out_in_display_text_burchart():
+def test_ligatures_are_written_out_in_display_text_burchart(parsed_pdf):
     burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
-    parsed = parse_pdf(burchart.read_bytes(), burchart.name)
+    parsed = parsed_pdf(burchart)
     assert "\ufb01" not in "".join(parsed.page_texts)
     assert "Results of LCA of hydrogen production by Shell gasification" in " ".join(parsed.page_texts[11].split())
 
 
-def test_table_7_row_reads_with_its_headers_and_unit_burchart_p12():
-    from lcabot.ledger import quotable_units
+def test_table_7_row_reads_with_its_headers_and_unit_burchart_p12(parsed_pdf):
+    from lcabot.answer.ledger import quotable_units
 
     burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
-    chunks = chunk_document(parse_pdf(burchart.read_bytes(), burchart.name), "b", burchart.name)
+    chunks = chunk_document(parsed_pdf(burchart), "b", burchart.name)
     readings = [u.reading for c in chunks if c.kind == "table" and c.page_start == 12 for u in quotable_units(c)]
     assert ("Greenhouse gases (GWP 100a): Total (H2 Non-Seq.) 34.8 kg CO2 eq; Total (H2 Seq.) 19.5 kg CO2 eq; "
             "Relative Change Seq. vs. Non-Seq. −44.1%") in readings
@@ -170,18 +170,18 @@ def test_footnotes_are_their_own_blocks_and_never_split_a_list_pefcr_p96(pefcr):
     assert any(c.text.startswith("59 as no EF-compliant dataset") for c in chunks)  # still searchable, as a note
 
 
-def test_a_footnote_at_a_column_foot_does_not_cut_its_sentence_moretti_p8():
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+def test_a_footnote_at_a_column_foot_does_not_cut_its_sentence_moretti_p8(parsed_pdf):
+    parsed = parsed_pdf(MORETTI)
     text = " ".join(" ".join(c.text.split()) for c in chunk_document(parsed, "m", MORETTI.name))
     assert ("the environmental impact would increase by 17%−58% and 10–28%, respectively. The second sensitivity is "
             "related to the multifunctionality of hydrotreatment and steam cracking.") in text
 
 
-def test_table_headers_are_clean_text_moretti_tables_5_and_6_p8():
+def test_table_headers_are_clean_text_moretti_tables_5_and_6_p8(parsed_pdf):
     """PyMuPDF runs Table 6's header words together ("Increase(%)(negativevaluesstandforadecrease)50/50Method")
     and reads Table 5's header above its box from the caption sliced at the column edges ("ariation of
     cradle-to-factory gate i methane. Impact Category")."""
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    parsed = parsed_pdf(MORETTI)
     tables = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 8]
     assert len(tables) == 2
     header_5, header_6 = (t.splitlines()[0] for t in tables)
@@ -193,10 +193,10 @@ def test_table_headers_are_clean_text_moretti_tables_5_and_6_p8():
     assert _row(tables[0], "Climate change") == ["Climate change", "10%", "−42%"]
 
 
-def test_stacked_rows_and_letters_lost_after_ligatures_moretti_tables_4_and_6():
+def test_stacked_rows_and_letters_lost_after_ligatures_moretti_tables_4_and_6(parsed_pdf):
     """Moretti et al. 2020, Table 4 (p. 6) draws no rule between some rows, so PyMuPDF reads two or three in one
     ("Photochemical ozone formation<br>Acidifcation"), and its cell reader drops the letter after a ligature."""
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    parsed = parsed_pdf(MORETTI)
     table_4 = next(b.text for b in parsed.blocks if b.kind == "table" and b.page == 6)
     assert _row(table_4, "Acidification") == ["Acidification", "molc H+ eq", "2.1E-03", "5%"]
     assert _row(table_4, "Photochemical ozone formation") == ["Photochemical ozone formation", "kg NMVOC eq",
@@ -219,15 +219,15 @@ def test_table_of_contents_pages_are_page_text_but_not_chunks(pefcr):
     assert any(c.section_path[-1:] == ("7.6 Cut-Off",) for c in chunks)
 
 
-def test_numbered_headings_the_outline_names_without_number_or_leaves_out():
+def test_numbered_headings_the_outline_names_without_number_or_leaves_out(parsed_pdf):
     """Moretti et al. 2020: the outline says "Goal and scope definition" where p. 2 prints "2.1. Goal and scope
     definition"; the Pathfinder Framework's outline holds only its chapters, "3.2 Hierarchy of application" is
     printed in bold on p. 15. Both used to leave every chunk under the document title or the chapter."""
-    moretti = chunk_document(parse_pdf(MORETTI.read_bytes(), MORETTI.name), "m", MORETTI.name)
+    moretti = chunk_document(parsed_pdf(MORETTI), "m", MORETTI.name)
     goal = [c for c in moretti if c.section_path[-2:] == ("2 Material and methods", "2.1 Goal and scope definition")]
     assert goal and {c.page_start for c in goal} <= {2, 3}
     pathfinder = CORPUS / "perspectives" / "industry" / "wbcsd-pathfinder-framework-v1.pdf"
-    chunks = chunk_document(parse_pdf(pathfinder.read_bytes(), pathfinder.name), "p", pathfinder.name)
+    chunks = chunk_document(parsed_pdf(pathfinder), "p", pathfinder.name)
     prioritised = next(c for c in chunks if "their application shall always be prioritized" in " ".join(c.text.split()))
     assert prioritised.section_path == ("Existing methods and standards", "3.2 Hierarchy of application")
     assert prioritised.page_start == 15
@@ -244,12 +244,12 @@ def test_an_unnumbered_references_heading_ends_the_last_section_coffee_p17(coffe
     assert (smrke.page, smrke.section_path) == (19, ("REFERENCES",))
 
 
-def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33():
+def test_a_heading_run_into_its_text_names_the_sections_spans_pathfinder_p33(parsed_pdf):
     """"7.2.1 Time period" is set in the body's size and weight, so the parser reads it into the sentence after it."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     pathfinder = CORPUS / "perspectives" / "industry" / "wbcsd-pathfinder-framework-v1.pdf"
-    chunks = chunk_document(parse_pdf(pathfinder.read_bytes(), pathfinder.name), "p", pathfinder.name)
+    chunks = chunk_document(parsed_pdf(pathfinder), "p", pathfinder.name)
     units = [u for c in chunks if c.page_start == 33 for u in quotable_units(c)]
     annual = next(u for u in units if "on an annual basis" in u.text)
     assert annual.text == "Emissions shall be calculated and disclosed on an annual basis."
@@ -280,11 +280,11 @@ def test_a_copys_provenance_box_page_stamp_and_placeholders_are_not_document_tex
     assert "Today, the Commission has formally published the two delegated acts" in acts.page_texts[0]
 
 
-def test_a_table_without_caption_reads_row_by_row_hydrogen_bank_p2():
+def test_a_table_without_caption_reads_row_by_row_hydrogen_bank_p2(parsed_pdf):
     """The pilot auction's bid table has no caption and PyMuPDF names none of its columns: its first text row is the
     header, each bid a row read under it; the Σ total row without a label is not a bid."""
     path = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
-    parsed = parse_pdf(path.read_bytes(), path.name)
+    parsed = parsed_pdf(path)
     [table] = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 2]
     header = [c.replace("**", "").replace("<br>", " ") for c in _row(table, "**Project**<br>**acronym**")]
     assert header[:4] == ["Project acronym", "Project Coordinator", "Project location", "Bid price (EUR/kg)"]
@@ -292,7 +292,7 @@ def test_a_table_without_caption_reads_row_by_row_hydrogen_bank_p2():
                                          "EUR 45,228,375"]
     assert _row(table, "MP2X")[3:] == ["0.48", "511", "500", "3494", "EUR 245,178,772"]
     assert "694,521,237" not in table and "Col1" not in table
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     readings = [u.reading for c in chunk_document(parsed, "ehb", path.name) if c.kind == "table"
                 for u in quotable_units(c)]
@@ -308,7 +308,7 @@ def test_a_grid_whose_numbers_run_across_lines_is_not_a_table_pefcr_p88(pefcr):
     assert [b for b in pefcr.blocks if b.kind == "table" and b.page == 209]  # weighting factors without tox categories
 
 
-def test_a_raised_footnote_mark_or_power_is_printed_raised_pefcr_p95_heijungs_p2(pefcr, coffee):
+def test_a_raised_footnote_mark_or_power_is_printed_raised_pefcr_p95_heijungs_p2(pefcr, coffee, parsed_pdf):
     """PEFCR guidance p. 95: "a default utilisation ratio of 64%" then footnote mark 58 in smaller raised type; read
     flat it becomes the number "64%58". Heijungs 2020 p. 2 prints M = 10 with a raised 6, flat "M = 106". Nab &
     Maslin p. 1 prints "kg CO2e kg" with a raised "−1", which stays in line."""
@@ -317,16 +317,16 @@ def test_a_raised_footnote_mark_or_power_is_printed_raised_pefcr_p95_heijungs_p2
     assert "64%58" not in page
     assert "In Germany only, the average truck load is 64%." in page  # the footnote's own text, its number unraised
     heijungs = CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf"
-    assert "a value of M = 10⁶ can often" in parse_pdf(heijungs.read_bytes(), heijungs.name).page_texts[1]
+    assert "a value of M = 10⁶ can often" in parsed_pdf(heijungs).page_texts[1]
     assert "(kg CO2e kg−1)" in coffee.page_texts[0]
 
 
-def test_a_sideways_table_does_not_swallow_the_column_beside_it_moretti_p4():
+def test_a_sideways_table_does_not_swallow_the_column_beside_it_moretti_p4(parsed_pdf):
     """Moretti et al. 2020, p. 4: Table 1 (impact categories, normalisation and weighting factors) is printed turned
     in the left column; PyMuPDF read it with §2.2.2 Multifunctionality from the right column as one "table", so the
     section's sentences were cells ("|Col1|Col2|Col3|2.2.2. Multifunctionality …|") and no question about the
     allocation could quote them."""
-    parsed = parse_pdf(MORETTI.read_bytes(), MORETTI.name)
+    parsed = parsed_pdf(MORETTI)
     page4 = [b for b in parsed.blocks if b.page == 4]
     assert not [b for b in page4 if b.kind == "table"]
     text = " ".join(" ".join(b.text.split()) for b in page4 if b.kind == "text")
@@ -334,13 +334,13 @@ def test_a_sideways_table_does_not_swallow_the_column_beside_it_moretti_p4():
             "hydrotreatment has been solved through energy allocation.") in text
 
 
-def test_an_italic_numbered_heading_is_not_run_into_its_text_burchart_p4_p5():
+def test_an_italic_numbered_heading_is_not_run_into_its_text_burchart_p4_p5(parsed_pdf):
     """Burchart et al. 2023 set "2.1. Goal and Scope of the Study: System Boundaries and Functional Unit" (p. 4) and
     "2.2. Description of the System Examined: Life Cycle Inventory" (p. 5) in body-size italics: they were read into
     the sentence after them ("System Examined: Life Cycle Inventory The life cycle system boundary covers …"), and
     the functional unit's sentence sat under "2 Data and Methods" only."""
     burchart = CORPUS / "studies" / "burchart-2023-hydrogen-coal-gasification-lca.pdf"
-    parsed = parse_pdf(burchart.read_bytes(), burchart.name)
+    parsed = parsed_pdf(burchart)
     fu = next(b for b in parsed.blocks if "the FU is 1 kg of hydrogen at" in " ".join(b.text.split()))
     assert fu.section_path == ("2 Data and Methods",
                                "2.1 Goal and Scope of the Study: System Boundaries and Functional Unit")
@@ -351,18 +351,18 @@ def test_an_italic_numbered_heading_is_not_run_into_its_text_burchart_p4_p5():
     assert (glossary.page, glossary.section_path) == (15, ("Abbreviations",))
 
 
-def test_first_page_display_type_is_title_not_text_hydrogen_bank_p1():
+def test_first_page_display_type_is_title_not_text_hydrogen_bank_p1(parsed_pdf):
     """The Hydrogen Bank pilot's copy opens with "European Commission news item (DG CLIMA, 7 October 2024)" in 15 pt
     display type (body 10 pt): it names the item, and was quoted as the first line of an answer about the funding."""
     news = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
-    parsed = parse_pdf(news.read_bytes(), news.name)
+    parsed = parsed_pdf(news)
     kinds = {" ".join(b.text.split()): b.kind for b in parsed.blocks if b.page == 1}
     assert kinds["European Commission news item (DG CLIMA, 7 October 2024)"] == "title"
     assert kinds["Six renewable hydrogen projects have signed their respective grant agreements, advancing them "
                  "towards implementation."] == "text"
 
 
-def test_a_table_running_on_to_the_next_page_keeps_its_header_ilcd_tab_1_and_7():
+def test_a_table_running_on_to_the_next_page_keeps_its_header_ilcd_tab_1_and_7(parsed_pdf):
     """JRC ILCD compliance rules, Tab. 1 (pp. 5–6): the caption and header are on p. 5, the Nomenclature, Data
     quality, Method and Review rows on p. 6, a page with neither caption nor numbers, whose lines were read across
     the three columns ("Use of reviewers from registry ILCD-registered, qualified "Independent"). Each row on p. 6 is
@@ -371,7 +371,7 @@ def test_a_table_running_on_to_the_next_page_keeps_its_header_ilcd_tab_1_and_7()
     Entry-level"). The chapter title printed at the foot of pp. 16 and 17 is a running footer, not text; the heading
     at the top of p. 16 stays."""
     path = CORPUS / "structured" / "jrc-ilcd-data-network-compliance-v1.1.pdf"
-    parsed = parse_pdf(path.read_bytes(), path.name)
+    parsed = parsed_pdf(path)
     [table] = [b.text for b in parsed.blocks if b.kind == "table" and b.page == 6]
     assert table.splitlines()[0].startswith("|Compliance area|ILCD Data Network - Entry-level|ILCD -compliance")
     review = _row(table, "Review")
@@ -408,15 +408,15 @@ def test_a_section_number_at_the_page_top_is_no_page_number_coffee_p5(coffee):
     assert coffee.page_labels[4] == "5"
 
 
-def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
+def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1(parsed_pdf):
     """JRC ILCD compliance rules, p. 7: each goal situation's bullet sits below the top of the item's first line,
     whose label is bold; it was read after that line, the item cut in two and left without its lead-in. The Hydrogen
     Bank pilot news, p. 1: "• Finland (eNRG Lahti);" and "• and Norway (Skiga)." are too short for a sentence, but
     are two of the four countries, and "The Innovation Fund will support these projects …" after them no item."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     ilcd = CORPUS / "structured" / "jrc-ilcd-data-network-compliance-v1.1.pdf"
-    parsed = parse_pdf(ilcd.read_bytes(), ilcd.name)
+    parsed = parsed_pdf(ilcd)
     items = {u.text: u.context for c in chunk_document(parsed, "ilcd", ilcd.name) if c.page_start <= 7 <= c.page_end
              for u in quotable_units(c)}
     lead_in = ('The following goal situations are differentiated. These represent the most common types of LCA '
@@ -429,7 +429,7 @@ def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
     assert not any(t.strip() == "•" or "a • strategic" in t for t in items)
 
     news = CORPUS / "perspectives" / "eu_funding" / "ec-2024-hydrogen-bank-pilot-auction-grants.pdf"
-    parsed = parse_pdf(news.read_bytes(), news.name)
+    parsed = parsed_pdf(news)
     units = [u for c in chunk_document(parsed, "pilot", news.name) if c.page_start == 1 for u in quotable_units(c)]
     countries = {u.text: u.context for u in units if u.context}
     for item in ("•  Spain (Hysencia and Catalina);", "•  Portugal (Grey2green II and MP2X);",
@@ -439,11 +439,11 @@ def test_list_items_keep_their_bullets_and_lead_in_ilcd_p7_hydrogen_bank_p1():
     assert all(u.context == "" for u in units if u.text.startswith("The Innovation Fund will support"))
 
 
-def test_a_links_words_are_spaced_from_the_words_before_them_hydrogen_bank_2025_p1():
+def test_a_links_words_are_spaced_from_the_words_before_them_hydrogen_bank_2025_p1(parsed_pdf):
     """The second auction's news item, printed from a web page, sets its links in bold touching the words before
     them: "for athird auction", "(CINEA)evaluation", "Themore than €4.8 billion"."""
     news = CORPUS / "perspectives" / "eu_funding" / "ec-2025-hydrogen-bank-second-auction-bids.pdf"
-    text = " ".join(parse_pdf(news.read_bytes(), news.name).page_texts[0].split())
+    text = " ".join(parsed_pdf(news).page_texts[0].split())
     assert "the Terms & Conditions for a third auction for hydrogen" in text
     assert "Executive Agency (CINEA) evaluation results by the end of May 2025" in text
     assert "The more than €4.8 billion" in text and "athird" not in text

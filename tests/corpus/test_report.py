@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lcabot import messages, reportcli
+from lcabot import messages
+from lcabot.cli import report as reportcli
 from lcabot.config import Settings
-from lcabot.normalize import match_key
-from lcabot.pdf import parse_pdf
+from lcabot.ingest.normalize import match_key
 from lcabot.report import NOT_PROVIDED, ReportFiles, write_report
 from lcabot.report.render_md import evidence
 from lcabot.report.units import number_lists
@@ -36,10 +36,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, Rep
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, list[str]]:
-    """Each study's page texts, parsed independently of the report (the ground truth for citations)."""
-    return {name: parse_pdf((STUDIES / name).read_bytes(), name).page_texts
-            for name in (COFFEE, HYDROGEN, POLYPROPYLENE)}
+def pages(parsed_pdf) -> dict[str, list[str]]:
+    """Each study's page texts, parsed by the parser itself, not read from the report (the ground truth for
+    citations)."""
+    return {name: parsed_pdf(STUDIES / name).page_texts for name in (COFFEE, HYDROGEN, POLYPROPYLENE)}
 
 
 def _on_page(text: str, page_text: str) -> bool:
@@ -250,47 +250,50 @@ def test_docx_opens_with_headings_and_tables_and_chart_is_a_png(reports, name):
         assert image.size[0] > 400 and image.size[1] > 200
 
 
-def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, monkeypatch, capsys):
+def test_cli_writes_three_files_and_a_summary(tmp_path: Path, embedder, capsys):
     from lcabot import wiring
 
-    monkeypatch.setattr(wiring, "build_embedder", lambda settings: embedder)
     parser = argparse.ArgumentParser()
     reportcli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["report", str(STUDIES / POLYPROPYLENE), "-o", str(tmp_path / "out")])
-    assert args.func(args, Settings(home=tmp_path / "home")) == 0
+    assert args.func(args, wiring.build(Settings(home=tmp_path / "home"), embedder=embedder)) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [Path(p).suffix for p in lines[:3]] == [".md", ".docx", ".png"]
     assert all(Path(p).is_file() for p in lines[:3])
     assert re.match(rf"{re.escape(POLYPROPYLENE)}: \d+ of \d+ report fields filled", lines[3])
 
 
-def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder, monkeypatch):
-    from lambdas import runtime
-    from lambdas.report import app
+def test_report_lambda_posts_the_same_report_for_a_report_job(reports, tmp_path: Path, embedder):
+    from lambdas.report import jobs as app
+    from lcabot import wiring
+    from lcabot.adapters.outbox import LocalOutbox
     from lcabot.jobs import ConversationRef, FileRef, ReportJob
-    from lcabot.outbox import LocalOutbox
     from tests.fixtures import hostile
 
     home = tmp_path / "home"
-    monkeypatch.setenv("LCABOT_HOME", str(home))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    runtime.settings.cache_clear()
-    try:
-        monkeypatch.setattr(app, "embedder", lambda: embedder)
-        monkeypatch.setattr(app, "fetch", lambda job: (STUDIES / COFFEE).read_bytes())
-        conversation = ConversationRef("local", "C1", "1700000000.000100")
-        job = ReportJob("T1|C1|1700000000.000100", conversation, "U1", FileRef(COFFEE, "uploads", f"in/{COFFEE}"))
-        assert app.report(job) == {"delivered": "files"}
-        delivered = LocalOutbox(home / "outbox").read()[-1]
-        assert [Path(f).suffix for f in delivered["files"]] == [".md", ".docx", ".png"]
-        markdown = Path(delivered["files"][0]).read_text(encoding="utf-8")
-        assert markdown == reports[COFFEE].markdown.read_text(encoding="utf-8")
+    study = tmp_path / "uploads"
+    study.mkdir()
+    (study / "in.pdf").write_bytes((STUDIES / COFFEE).read_bytes())
+    (study / "locked.pdf").write_bytes(hostile.encrypted(tmp_path).read_bytes())
 
-        monkeypatch.setattr(app, "fetch", lambda job: hostile.encrypted(tmp_path).read_bytes())
-        assert app.report(job) == {"delivered": "notice", "reason": "encrypted"}
-        assert "password-protected" in LocalOutbox(home / "outbox").read()[-1]["text"]
-    finally:
-        runtime.settings.cache_clear()
+    class Uploads(wiring.Deps):  # the report job's bucket is a local folder here
+        def bucket(self, name: str):
+            from lcabot.adapters.local_objects import LocalObjectStore
+
+            return LocalObjectStore(tmp_path / name)
+
+    deps = Uploads(Settings(home=home), embedder=embedder)
+    conversation = ConversationRef("local", "C1", "1700000000.000100")
+    job = ReportJob("T1|C1|1700000000.000100", conversation, "U1", FileRef(COFFEE, "uploads", "in.pdf"))
+    assert app.report(job, deps) == {"delivered": "files"}
+    delivered = LocalOutbox(home / "outbox").read()[-1]
+    assert [Path(f).suffix for f in delivered["files"]] == [".md", ".docx", ".png"]
+    markdown = Path(delivered["files"][0]).read_text(encoding="utf-8")
+    assert markdown == reports[COFFEE].markdown.read_text(encoding="utf-8")
+
+    locked = ReportJob("T1|C1|1700000000.000200", conversation, "U1", FileRef(COFFEE, "uploads", "locked.pdf"))
+    assert app.report(locked, deps) == {"delivered": "notice", "reason": "encrypted"}
+    assert "password-protected" in LocalOutbox(home / "outbox").read()[-1]["text"]
 
 
 # -- hostile input ------------------------------------------------------------------------------------------------
@@ -362,27 +365,25 @@ def test_a_study_above_the_report_page_limit_is_refused_before_parsing(tmp_path:
     assert not (tmp_path / "out").exists()
 
 
-def _cli(argv: list[str], tmp_path: Path) -> int:
+def _cli(argv: list[str], tmp_path: Path, embedder) -> int:
+    from lcabot import wiring
+
     parser = argparse.ArgumentParser()
     reportcli.add_parser(parser.add_subparsers())
     args = parser.parse_args(argv)
-    return args.func(args, Settings(home=tmp_path / "home"))
+    return args.func(args, wiring.build(Settings(home=tmp_path / "home"), embedder=embedder))
 
 
-def test_cli_output_that_cannot_be_written_is_one_line_and_leaves_no_file(tmp_path: Path, embedder, monkeypatch,
-                                                                          capsys):
-    from lcabot import wiring
-
-    monkeypatch.setattr(wiring, "build_embedder", lambda settings: embedder)
+def test_cli_output_that_cannot_be_written_is_one_line_and_leaves_no_file(tmp_path: Path, embedder, capsys):
     study = _study_pdf(tmp_path / "study.pdf", INJECTED[:3])
     (tmp_path / "afile").write_text("x")
-    assert _cli(["report", str(study), "-o", str(tmp_path / "afile" / "sub")], tmp_path) == 2
+    assert _cli(["report", str(study), "-o", str(tmp_path / "afile" / "sub")], tmp_path, embedder) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{tmp_path / 'afile' / 'sub'}: the report files cannot be written there (")
     assert "Traceback" not in err
 
     out = tmp_path / "out"
     (out / "study-cfp-report.docx").mkdir(parents=True)  # the Word file's path is taken by a directory
-    assert _cli(["report", str(study), "-o", str(out)], tmp_path) == 2
+    assert _cli(["report", str(study), "-o", str(out)], tmp_path, embedder) == 2
     assert "cannot be written there" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["study-cfp-report.docx"]  # no half-written report

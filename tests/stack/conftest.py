@@ -1,20 +1,25 @@
 """The serverless stack on this machine: moto server with the resources of ``template.yaml``, the OpenSearch REST
-stub, and the real Lambda handlers fed by :class:`lcabot.devloop.QueuePoller` exactly as in ``lcabot dev``."""
+stub, and the real Lambda handlers fed by :class:`lcabot.dev.loop.QueuePoller` exactly as in ``lcabot dev``."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import socket
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from bot_handlers import state as bot_state
-from lambdas import runtime
+from bot_handlers import platforms
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
-from lcabot import devloop, devstack
+from lcabot.config import Settings
+from lcabot.dev import loop as devloop
+from lcabot.dev import stack as devstack
+from lcabot.wiring import Deps
 from tests.conftest import CORPUS, ROOT
 from tests.stubs.opensearch_server import OpenSearchStub
 
@@ -27,31 +32,16 @@ TABLE_2_QUESTION = ("In Nab & Maslin's Table 2, what are the conventional Brazil
                     "and exportation in kg CO2e per kg green coffee?")
 
 
-USER_LIMIT, CHANNEL_LIMIT = bot_state.USER_LIMIT, bot_state.CHANNEL_LIMIT  # the deployed limits
-
-
-@pytest.fixture(autouse=True)
-def generous_rate_limits(monkeypatch):
-    """The stack tests ask many questions a minute as one user (more than ten on a fast machine); only the
-    rate-limit test puts the deployed limits back."""
-    monkeypatch.setattr(bot_state, "USER_LIMIT", 1000)
-    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", 1000)
+USER_LIMIT, CHANNEL_LIMIT = Settings().user_rate_limit, Settings().channel_rate_limit  # the deployed limits
+# the stack tests ask many questions a minute as one user (more than ten on a fast machine); only the rate-limit
+# tests put the deployed limits back
+GENEROUS = {"user_rate_limit": 1000, "channel_rate_limit": 1000}
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def reset_handlers() -> None:
-    """Forget what the handlers built at 'cold start' so the next invocation reads the environment again."""
-    for cached in (runtime.settings, runtime.idempotency, ingest_app.library, ingest_app._idempotent_apply,
-                   ingest_app.status_store, ingest_app.documents,
-                   answer_app.answerer, report_app.embedder):
-        cached.cache_clear()
-    answer_app.worker.reset()
-    report_app.worker.reset()
 
 
 class Stack:
@@ -68,26 +58,51 @@ class Stack:
         self.dynamodb = boto3.resource("dynamodb")
         self.library_bucket = self.env["LCABOT_LIBRARY_BUCKET"]
         self.artifacts_bucket = self.env["LCABOT_ARTIFACTS_BUCKET"]
+        self.settings = dataclasses.replace(Settings.from_env(), **GENEROUS)
+        self.deps = self.use()
+
+    def use(self, **changes) -> Deps:
+        """New dependencies for the handlers (as a new execution environment would build them), with ``changes`` to
+        the settings; the embedding model stays loaded. Clients read ``AWS_ENDPOINT_URL_*`` when built."""
+        self.settings = dataclasses.replace(self.settings, **changes)
+        old = getattr(self, "deps", None)
+        parts = {"embedder": old.embedder} if old is not None and "embedder" in old.__dict__ else {}
+        self.deps = platforms.build(self.settings, **parts)
+        return self.deps
+
+    @contextlib.contextmanager
+    def using(self, **changes):
+        """The handlers run with ``changes`` to the settings inside the block, as before after it."""
+        before = self.settings
+        try:
+            yield self.use(**changes)
+        finally:
+            self.settings = before
+            self.use()
 
     def poller(self, logical_id: str, handler, batch_size: int = 1) -> devloop.QueuePoller:
         return devloop.QueuePoller(self.resources.queues[logical_id], handler, function_name=logical_id,
                                    batch_size=batch_size, visibility_timeout_s=1)
 
+    def ingest_handler(self):
+        """The ingest Lambda's ``handler(event, context)`` with these dependencies."""
+        return partial(ingest_app.handle, deps=self.deps)
+
     def ingest(self, batch_size: int = 1) -> tuple[int, int]:
-        return self.poller("IngestQueue", ingest_app.handler, batch_size).drain(timeout_s=600)
+        return self.poller("IngestQueue", self.ingest_handler(), batch_size).drain(timeout_s=600)
 
     def answer(self) -> tuple[int, int]:
-        return self.poller("AnswerQueue", answer_app.handler, 5).drain(timeout_s=300)
+        return self.poller("AnswerQueue", partial(answer_app.handle, deps=self.deps), 5).drain(timeout_s=300)
 
     def report(self) -> tuple[int, int]:
-        return self.poller("ReportQueue", report_app.handler).drain(timeout_s=600)
+        return self.poller("ReportQueue", partial(report_app.handle, deps=self.deps)).drain(timeout_s=600)
 
     def put(self, key: str, path_or_bytes: Path | bytes) -> str:
         body = path_or_bytes.read_bytes() if isinstance(path_or_bytes, Path) else path_or_bytes
         return self.s3.put_object(Bucket=self.library_bucket, Key=key, Body=body)["ETag"].strip('"')
 
     def status(self, key: str):
-        from lcabot.cloud.aws import DynamoStatusStore
+        from lcabot.adapters.aws import DynamoStatusStore
 
         return DynamoStatusStore(self.env["LCABOT_STATUS_TABLE"]).get(key)
 
@@ -114,11 +129,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory):
                            "LCABOT_OPENSEARCH_INDEX": "lcabot-chunks", "POWERTOOLS_LOG_LEVEL": "WARNING"})
         os.environ.pop("ANTHROPIC_API_KEY", None)
         os.environ.pop("LCABOT_OPENSEARCH_SERVICE", None)
-        reset_handlers()
         yield Stack(endpoint, resources, home, opensearch)
     finally:
         os.environ.clear()
         os.environ.update(saved)
-        reset_handlers()
         opensearch.stop()
         server.stop()

@@ -17,7 +17,7 @@ from tests.stack.conftest import free_port
 pytestmark = pytest.mark.corpus
 
 CHIC = CORPUS / "perspectives" / "eu_funding" / "cordis-chic-256848-objective.pdf"
-LCABOT = [sys.executable, "-m", "lcabot.cli"]
+LCABOT = [sys.executable, "-m", "lcabot.cli.main"]
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from lcabot import messages
+from lcabot.adapters.outbox import LocalOutbox
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
-from lcabot.outbox import LocalOutbox
 from tests.conftest import CORPUS
-from tests.stack.conftest import reset_handlers
 
 pytestmark = pytest.mark.corpus
 
@@ -45,19 +44,14 @@ def test_a_report_job_delivers_markdown_docx_and_chart_once(stack):
     assert Path(delivered["files"][2]).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_a_study_above_the_size_limit_is_refused_with_a_notice(stack, monkeypatch):
+def test_a_study_above_the_size_limit_is_refused_with_a_notice(stack):
     key = "uploads/T1/big.pdf"
     stack.s3.put_object(Bucket=stack.env["LCABOT_REPORTS_BUCKET"], Key=key, Body=COFFEE.read_bytes())  # 2.3 MB
-    monkeypatch.setenv("LCABOT_MAX_PDF_MB", "1")
-    reset_handlers()
-    try:
+    with stack.using(max_pdf_mb=1.0):
         send_report_job(stack, "T1|C-report|1764460800.000700", key, "big.pdf")
         assert stack.report() == (1, 0)
-    finally:
-        monkeypatch.undo()
-        reset_handlers()
     notice = deliveries(stack, "notice")[-1]["text"]
-    assert notice == messages.report_refused("big.pdf: 2.3 MB is above the limit of 1.0 MB")
+    assert notice == messages.report_refused("big.pdf: 2.3 MB is above the limit of 1 MB")
 
 
 def test_a_report_job_for_a_missing_file_gets_a_notice_without_retries(stack):

@@ -8,17 +8,18 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from functools import partial
 
 import pytest
 
-from lambdas.ingest.app import handler as ingest_handler
+from bot_handlers import platforms
+from lambdas.ingest import records as ingest_records
 from lcabot import graph, messages
+from lcabot.adapters.outbox import LocalOutbox
 from lcabot.graph import build
 from lcabot.jobs import AnswerJob, ConversationRef
-from lcabot.outbox import LocalOutbox
 from tests.conftest import CORPUS
 from tests.fixtures import hostile
-from tests.stack.conftest import reset_handlers
 
 pytestmark = pytest.mark.corpus
 
@@ -53,21 +54,19 @@ def outbox(stack) -> LocalOutbox:
 
 
 @contextlib.contextmanager
-def claude_for_the_handlers(monkeypatch, reply):
-    """The handlers see an Anthropic key and reach the Messages API stub answering with ``reply`` (then forget)."""
+def claude_for_the_handlers(stack, monkeypatch, reply):
+    """The handlers have an Anthropic key and reach the Messages API stub answering with ``reply`` (then forget)."""
     from tests.stubs.anthropic_server import AnthropicStub
 
     with AnthropicStub() as stub:
         stub.always(reply)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-stack-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)  # the anthropic SDK's own setting
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        reset_handlers()
         try:
-            yield stub
+            with stack.using(anthropic_api_key="sk-ant-stack-test"):
+                yield stub
         finally:
             monkeypatch.undo()
-            reset_handlers()
 
 
 def send_answer_job(stack, dedupe_key: str, question: str) -> None:
@@ -196,16 +195,11 @@ def test_keys_outside_library_and_non_pdfs_never_reach_the_queue(library):
     assert (handled, failed) == (0, 0)
 
 
-def test_a_failing_answer_job_lands_in_the_dlq_and_the_user_is_told(library, monkeypatch):
+def test_a_failing_answer_job_lands_in_the_dlq_and_the_user_is_told(library):
     dead = "http://127.0.0.1:9"  # the search cluster is down: every attempt fails
-    monkeypatch.setenv("LCABOT_OPENSEARCH_URL", dead)
-    reset_handlers()
-    try:
+    with library.using(opensearch_url=dead):
         send_answer_job(library, "T1|C-stack|1764460800.000900", "What is the functional unit of the coffee study?")
         library.answer()
-    finally:
-        monkeypatch.undo()
-        reset_handlers()
     assert library.dlq_depth("AnswerDeadLetterQueue") == 1
     entries = [e for e in outbox(library).read() if e.get("channel") == "C-stack" and e["kind"] == "notice"]
     assert [e["text"] for e in entries] == [messages.answer_failed()]
@@ -244,7 +238,7 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
     queue = library.resources.queues["IngestQueue"]
     library.sqs.send_message(QueueUrl=queue, MessageBody="this is not an S3 event")
     library.put("library/public/beside garbage.pdf", hostile.plain(tmp_path, "ok.pdf").read_bytes())
-    handled, failed = library.poller("IngestQueue", ingest_handler, batch_size=10).drain(timeout_s=120)
+    handled, failed = library.poller("IngestQueue", library.ingest_handler(), batch_size=10).drain(timeout_s=120)
     assert failed == 3 and handled == 4  # the garbage three times (maxReceiveCount), the PDF once
     assert library.status("library/public/beside garbage.pdf").status == "indexed"
     library.sqs.send_message(QueueUrl=library.env["LCABOT_ANSWER_QUEUE_URL"], MessageBody='{"kind": "answer"}')
@@ -254,15 +248,15 @@ def test_malformed_messages_fail_alone_and_end_in_the_dead_letter_queues(library
 
 
 def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library, monkeypatch):
-    from tests.stubs.anthropic_server import evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, tool_use
 
     def claude(body: dict):
         row = next(e for e in evidence_of(body) if "10.44" in e["text"])
         claim = {"text": "Exportation adds 10.44 kg CO2e per kg of green coffee (conventional, Brazil).",
                  "evidence_ids": [row["id"]], "quote": row["text"]}
-        return message(json.dumps({"claims": [claim]}))
+        return tool_use("give_claims", {"claims": [claim]})
 
-    with claude_for_the_handlers(monkeypatch, claude) as stub:
+    with claude_for_the_handlers(library, monkeypatch, claude) as stub:
         send_answer_job(library, "T1|C-stack|1764460800.000800", TABLE_2_QUESTION)
         assert library.answer() == (1, 0)
     (reply,) = [e for e in outbox(library).read() if e.get("dedupe_key") == "T1|C-stack|1764460800.000800"]
@@ -274,17 +268,17 @@ def test_with_an_anthropic_key_the_answer_lambda_answers_through_claude(library,
 
 def test_with_an_anthropic_key_the_ingest_lambda_extracts_graph_relations_through_claude(library, monkeypatch,
                                                                                          tmp_path):
-    from tests.stubs.anthropic_server import evidence_of, message
+    from tests.stubs.anthropic_server import evidence_of, tool_use
 
     def claude(body: dict):
         chunk = next(e for e in evidence_of(body) if "EF 3.1" in e["text"])
         triple = {"chunk": chunk["chunk"], "subject": "EF 3.1", "subject_type": "lcia_method", "relation": "covers",
                   "object": "GWP", "object_type": "impact_category", "quote": "EF 3.1 method covers climate change"}
-        return message(json.dumps({"triples": [triple, {**triple, "relation": "invented_by"}]}))
+        return tool_use("give_triples", {"triples": [triple, {**triple, "relation": "invented_by"}]})
 
     key = "library/general/claude-graph.pdf"
     text = "The EF 3.1 method covers climate change, expressed as GWP100 in kg CO2e per functional unit."
-    with claude_for_the_handlers(monkeypatch, claude) as stub:
+    with claude_for_the_handlers(library, monkeypatch, claude) as stub:
         library.put(key, hostile.plain(tmp_path, "claude-graph.pdf", text).read_bytes())
         assert library.ingest()[1] == 0
     model = stub.requests[0].body["model"]
@@ -334,12 +328,13 @@ def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_t
     key = "library/public/South Tyrolean apple.pdf"
     dlq = library.dlq_depth("IngestDeadLetterQueue")
 
-    def broken():
-        raise RuntimeError("the OpenSearch domain refused the connection")
+    class Unreachable:  # the library as it is when its index cannot be reached
+        def apply(self, change, max_pages=None):
+            raise RuntimeError("the OpenSearch domain refused the connection")
 
-    monkeypatch.setattr(ingest_app, "library", broken)
+    deps = platforms.build(library.settings, library=Unreachable())
     library.put(key, APPLE)
-    poller = library.poller("IngestQueue", ingest_handler)
+    poller = library.poller("IngestQueue", partial(ingest_app.handle, deps=deps))
     assert poller.poll_once() == (1, 1)
     assert (library.status(key).status, library.status(key).message) == ("indexing",
                                                                           messages.indexing("South Tyrolean apple.pdf"))
@@ -356,11 +351,10 @@ def test_an_unexpected_ingest_error_is_logged_with_the_key_and_recorded_before_t
 def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(library):
     """With time for 3 pages left after the deadline margin (at PAGES_PER_S), Heijungs' 9 pages are refused up
     front, saying why, and nothing is indexed."""
-    from lambdas.ingest import app as ingest_app
 
     key = "library/academic/Heijungs 2020.pdf"
-    poller = library.poller("IngestQueue", ingest_handler)
-    poller.timeout_s = ingest_app.DEADLINE_MARGIN_S + 3.5 / ingest_app.PAGES_PER_S
+    poller = library.poller("IngestQueue", library.ingest_handler())
+    poller.timeout_s = ingest_records.DEADLINE_MARGIN_S + 3.5 / ingest_records.PAGES_PER_S
     library.put(key, CORPUS / "perspectives" / "academic" / "heijungs-2020-monte-carlo-runs.pdf")
     assert poller.drain(timeout_s=120) == (1, 0)
     status = library.status(key)
@@ -371,12 +365,11 @@ def test_a_pdf_longer_than_one_run_can_index_is_refused_before_it_is_parsed(libr
 
 def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_not_tried_again(
         library, tmp_path, monkeypatch):
-    from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/slow.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 2.0)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires after 1 s; one run takes a 1-page PDF
     applied = []
 
@@ -404,12 +397,11 @@ def test_an_ingest_still_running_near_the_deadline_says_so_and_that_version_is_n
 def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexing(library, tmp_path, monkeypatch):
     """Out of memory, no handler runs: the status stayed 'indexing' for good. The last delivery now records first
     what holds should it be stopped too."""
-    from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/heavy.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 1.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 1.0)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the idempotency lease of a stopped run ends with it
 
     def killed(self, change, max_pages=None):
@@ -428,12 +420,11 @@ def test_a_run_stopped_without_a_word_on_every_delivery_leaves_failed_not_indexi
 
 
 def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library, tmp_path, monkeypatch):
-    from lambdas.ingest import app as ingest_app
-    from lcabot.library import Library
+    from lcabot.ingest.library import Library
 
     key = "library/industry/just in time.pdf"
-    monkeypatch.setattr(ingest_app, "DEADLINE_MARGIN_S", 2.0)
-    poller = library.poller("IngestQueue", ingest_handler)
+    monkeypatch.setattr(ingest_records, "DEADLINE_MARGIN_S", 2.0)
+    poller = library.poller("IngestQueue", library.ingest_handler())
     poller.timeout_s = 3.0  # the watch fires 1 s in
     real = Library.apply
 
@@ -453,7 +444,7 @@ def test_the_deadline_watch_never_overwrites_an_outcome_already_recorded(library
 
 def _take_record(stack):
     """The next ingest message, taken off the queue as the Lambda's SQS record."""
-    poller = stack.poller("IngestQueue", ingest_handler)
+    poller = stack.poller("IngestQueue", stack.ingest_handler())
     for _ in range(20):
         got = stack.sqs.receive_message(QueueUrl=poller.queue_url, MaxNumberOfMessages=1, WaitTimeSeconds=1,
                                         VisibilityTimeout=60, MessageSystemAttributeNames=["All"]).get("Messages", [])
@@ -463,17 +454,17 @@ def _take_record(stack):
     raise AssertionError("no ingest message")
 
 
-def _invoke(record) -> dict:
-    from lcabot.devloop import LambdaContext
+def _invoke(stack, record) -> dict:
+    from lcabot.dev.loop import LambdaContext
 
-    return ingest_handler({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
+    return stack.ingest_handler()({"Records": [record]}, LambdaContext("IngestFunction", 900.0))
 
 
 def _held_first_read(monkeypatch, key):
     """The first read of ``key`` waits until released: a run that has the bytes and has not yet indexed them."""
     import threading
 
-    from lcabot.cloud.aws import S3ObjectStore
+    from lcabot.adapters.aws import S3ObjectStore
 
     reached, release = threading.Event(), threading.Event()
     real, first = S3ObjectStore.get, [True]
@@ -501,7 +492,7 @@ def test_a_run_outlived_by_a_change_to_its_object_leaves_the_library_as_the_buck
     library.put(key, hostile.plain(tmp_path, "r1.pdf", "Race, first edition: 1.11 kg CO2e per crate.").read_bytes())
     first = _take_record(library)
     reached, release = _held_first_read(monkeypatch, key)
-    run = threading.Thread(target=_invoke, args=(first,))
+    run = threading.Thread(target=_invoke, args=(library, first))
     run.start()
     assert reached.wait(60)
     if meanwhile == "a new version is indexed":
@@ -509,7 +500,7 @@ def test_a_run_outlived_by_a_change_to_its_object_leaves_the_library_as_the_buck
                     .read_bytes())
     else:
         library.s3.delete_object(Bucket=library.library_bucket, Key=key)
-    _invoke(_take_record(library))
+    _invoke(library, _take_record(library))
     release.set()
     run.join(120)
     indexed = [d for d in index(library).documents() if d.source_key == key]
@@ -530,7 +521,7 @@ def test_a_late_event_of_an_older_version_does_not_overwrite_the_newer_ones_stat
     library.put(key, hostile.plain(tmp_path, "v1.pdf", "Version one: 1.11 kg CO2e per crate.").read_bytes())
     older = _take_record(library)
     etag = library.put(key, hostile.plain(tmp_path, "v2.pdf", "Version two: 2.22 kg CO2e per crate.").read_bytes())
-    _invoke(_take_record(library))  # SQS keeps no order: the newer event first
-    _invoke(older)
+    _invoke(library, _take_record(library))  # SQS keeps no order: the newer event first
+    _invoke(library, older)
     status = library.status(key)
     assert (status.status, status.etag) == ("indexed", etag)

@@ -11,14 +11,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bot_handlers import state as bot_state
 from bot_handlers.slack import app as slack_app
-from bot_handlers.slack import client as slack_client
+from bot_handlers.slack import listeners
 from lcabot import messages
-from lcabot.devloop import LambdaContext
+from lcabot.adapters import conversations
+from lcabot.dev.loop import LambdaContext
 from tests import slack_events as ev
 from tests.fixtures import hostile
-from tests.stack.conftest import CHANNEL_LIMIT, CHIC, COFFEE, COFFEE_KEY, USER_LIMIT
+from tests.stack.conftest import CHANNEL_LIMIT, CHIC, COFFEE, COFFEE_KEY, GENEROUS, USER_LIMIT
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.faulty_proxy import FaultyProxy
 from tests.stubs.slack_server import SlackAPIStub
@@ -28,25 +28,19 @@ pytestmark = pytest.mark.corpus
 CHANNEL = "C0LCA"
 
 
-def clear_bot_caches() -> None:
-    for cached in (slack_client.slack_credentials, slack_client.slack_client, slack_app.request_handler,
-                   bot_state.conversation_state, bot_state.job_queues):
-        cached.cache_clear()
+_stack: list = []  # the stack the module's fixture set up: post() invokes the handler with its dependencies
 
 
 @pytest.fixture(scope="module")
-def slack(stack, monkeypatch_module):
+def slack(stack):
     stub = SlackAPIStub(team_id=ev.TEAM).start()
-    monkeypatch_module.setenv("LCABOT_SLACK_BOT_TOKEN", stub.bot_token)
-    monkeypatch_module.setenv("LCABOT_SLACK_SIGNING_SECRET", ev.SIGNING_SECRET)
-    monkeypatch_module.setenv("LCABOT_SLACK_API_URL", stub.api_url)
-    monkeypatch_module.setenv("LCABOT_SLACK_LIBRARY_CHANNELS", "C0LIBRARY")
-    clear_bot_caches()
-    stack.put(COFFEE_KEY, COFFEE)
-    stack.ingest()
-    stack.slack = stub
-    yield stack
-    clear_bot_caches()
+    with stack.using(slack_bot_token=stub.bot_token, slack_signing_secret=ev.SIGNING_SECRET,
+                     slack_api_url=stub.api_url, slack_library_channels=frozenset({"C0LIBRARY"})):
+        stack.put(COFFEE_KEY, COFFEE)
+        stack.ingest()
+        stack.slack = stub
+        _stack[:] = [stack]
+        yield stack
     stub.stop()
 
 
@@ -65,7 +59,8 @@ def new_ts() -> str:
 
 
 def post(event: dict) -> dict:
-    return slack_app.handler(event, LambdaContext("SlackFunction", timeout_s=10))
+    """The Slack function's invocation with the stack's current dependencies."""
+    return slack_app.handle(event, LambdaContext("SlackFunction", timeout_s=10), _stack[0].deps)
 
 
 def replies(stub: SlackAPIStub, channel: str, thread_ts: str) -> list[dict]:
@@ -134,9 +129,10 @@ def dynamodb(slack, monkeypatch):
     """The handlers' DynamoDB calls go through a proxy that can lose a response, fail a call or slow every call."""
     proxy = FaultyProxy(slack.endpoint).start()
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", proxy.url)
-    clear_bot_caches()
+    slack.use()  # clients built from now on go through the proxy
     yield proxy
-    clear_bot_caches()
+    monkeypatch.undo()
+    slack.use()
     proxy.stop()
 
 
@@ -167,7 +163,7 @@ class _Stopped(BaseException):
 
 
 def test_an_invocation_stopped_between_claim_and_job_leaves_only_a_lease_that_a_later_retry_takes(slack, monkeypatch):
-    monkeypatch.setattr(bot_state, "LEASE_S", 1)
+    monkeypatch.setattr(conversations, "LEASE_S", 1)
     ts = new_ts()
     seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
     event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
@@ -176,7 +172,7 @@ def test_an_invocation_stopped_between_claim_and_job_leaves_only_a_lease_that_a_
         raise _Stopped
 
     with monkeypatch.context() as timing_out:
-        timing_out.setattr(bot_state.job_queues(), "send", stopped)
+        timing_out.setattr(slack.deps.queues, "send", stopped)
         with pytest.raises(_Stopped):
             post(event)
     assert post(event)["statusCode"] == 200  # Slack's first retry, inside the lease: the first may still run
@@ -193,7 +189,7 @@ def test_an_invocation_stopped_after_queueing_its_job_leaves_no_placeholder_sear
     """Stopped between the job and the settle, the claim's lease runs out and Slack's retry queues a second job
     with a second placeholder; the answer worker runs the message once, and the second placeholder stayed at
     "Searching the LCA library…" for good. It now says the message is answered in the thread."""
-    monkeypatch.setattr(bot_state, "LEASE_S", 1)
+    monkeypatch.setattr(conversations, "LEASE_S", 1)
     ts = new_ts()
     seed_root(slack.slack, ts, f"<@U0BOT> {COFFEE_QUESTION}")
     event = ev.event_callback(ev.mention(COFFEE_QUESTION, ts))
@@ -202,7 +198,7 @@ def test_an_invocation_stopped_after_queueing_its_job_leaves_no_placeholder_sear
         raise _Stopped
 
     with monkeypatch.context() as timing_out:
-        timing_out.setattr(bot_state.conversation_state(), "settle", stopped)
+        timing_out.setattr(slack.deps.conversations, "settle", stopped)
         with pytest.raises(_Stopped):
             post(event)
     time.sleep(2.1)
@@ -357,7 +353,7 @@ def test_feedback_buttons_are_recorded_with_question_and_answer(slack):
                "actions": [{"action_id": "feedback_down", "block_id": "feedback", "value": button["value"],
                             "type": "button", "action_ts": new_ts()}]}
     assert post(ev.interaction(payload))["statusCode"] == 200
-    (vote,) = [v for v in bot_state.conversation_state().feedback("slack", ev.TEAM, CHANNEL)
+    (vote,) = [v for v in slack.deps.conversations.feedback("slack", ev.TEAM, CHANNEL)
                if v["sk"] == f"{reply['ts']}#U0BOB"]
     assert vote["vote"] == "down" and vote["question"] == TABLE_2 and "10.44" in vote["answer"]
     assert slack.slack.ephemerals[-1]["text"] == messages.feedback_thanks("down")
@@ -393,7 +389,7 @@ def test_lca_report_opens_a_pdf_modal_and_uploads_the_report_files_to_the_thread
     assert file_input["type"] == "file_input" and file_input["filetypes"] == ["pdf"]
     study = slack.slack.register_file(COFFEE.read_bytes(), "coffee study.pdf")
     submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "trigger_id": "1.2.4", "view": {
-        **view, "id": "V0REPORT1", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+        **view, "id": "V0REPORT1", "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {
             "type": "file_input", "files": [study]}}}}}}
     assert post(ev.interaction(submission))["statusCode"] == 200
     assert post(ev.interaction(submission))["statusCode"] == 200  # a repeated submission runs one report
@@ -414,11 +410,11 @@ def test_a_non_pdf_in_the_report_modal_is_refused_in_the_modal(slack):
     view = slack.slack.views[-1]
     picture = slack.slack.register_file(b"\x89PNG\r\n", "chart.png", filetype="png", mimetype="image/png")
     submission = {"type": "view_submission", "user": {"id": "U0ALICE"}, "view": {
-        **view, "id": "V0REPORT2", "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {
+        **view, "id": "V0REPORT2", "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {
             "type": "file_input", "files": [picture]}}}}}}
     response = post(ev.interaction(submission))
     assert json.loads(response["body"]) == {"response_action": "errors",
-                                            "errors": {slack_app.REPORT_BLOCK: "Choose a PDF file."}}
+                                            "errors": {listeners.REPORT_BLOCK: "Choose a PDF file."}}
 
 
 def test_mentioning_report_on_a_message_with_a_pdf_starts_a_report(slack):
@@ -477,14 +473,13 @@ def test_a_slack_429_is_waited_out_and_the_answer_still_arrives(slack):
 
 
 def test_a_user_over_the_rate_limit_is_answered_politely(slack, monkeypatch):
-    monkeypatch.setattr(bot_state, "USER_LIMIT", USER_LIMIT)
-    monkeypatch.setattr(bot_state, "CHANNEL_LIMIT", CHANNEL_LIMIT)
-    monkeypatch.setattr(bot_state, "RATE_WINDOW_S", 10**9)  # all eleven requests fall in one window
+    monkeypatch.setattr(conversations, "RATE_WINDOW_S", 10**9)  # all eleven requests fall in one window
     sent = []
-    for _ in range(USER_LIMIT + 1):
-        ts = new_ts()
-        sent.append(ts)
-        post(ev.event_callback(ev.mention("What is GWP100?", ts, user="U0HASTY", channel="C0BUSY")))
+    with slack.using(user_rate_limit=USER_LIMIT, channel_rate_limit=CHANNEL_LIMIT):  # the deployed limits
+        for _ in range(USER_LIMIT + 1):
+            ts = new_ts()
+            sent.append(ts)
+            post(ev.event_callback(ev.mention("What is GWP100?", ts, user="U0HASTY", channel="C0BUSY")))
     last = [m for m in slack.slack.messages("C0BUSY") if m.get("thread_ts") == sent[-1]]
     assert [m["text"] for m in last] == [messages.rate_limited()]
     queued = [m for m in slack.slack.messages("C0BUSY") if m.get("text") == messages.searching()]
@@ -536,7 +531,7 @@ def test_a_failed_enqueue_deletes_the_placeholder_and_slacks_retry_gets_one_answ
     ts = new_ts()
     seed_root(slack.slack, ts, "<@U0BOT> What is the functional unit of the coffee study?")
     event = ev.event_callback(ev.mention("What is the functional unit of the coffee study?", ts))
-    queues = bot_state.job_queues()
+    queues = slack.deps.queues
 
     def throttled(job):
         raise RuntimeError("SQS throttled")
@@ -568,8 +563,8 @@ def test_the_bot_not_being_in_the_channel_is_acknowledged_not_retried(slack):
     ts = new_ts()
     slack.slack.fail_next("chat.postMessage", "not_in_channel")
     assert post(ev.event_callback(ev.mention("What is GWP100?", ts, channel="C0NOTIN")))["statusCode"] == 200
-    assert bot_state.conversation_state().claim("slack", f"slack:{ev.TEAM}:C0NOTIN:{ts}").outcome == \
-        bot_state.DUPLICATE  # settled: Slack's retry is not acted on
+    assert slack.deps.conversations.claim("slack", f"slack:{ev.TEAM}:C0NOTIN:{ts}").outcome == \
+        conversations.DUPLICATE  # settled: Slack's retry is not acted on
 
 
 def test_an_event_without_a_channel_is_acknowledged(slack):
@@ -623,9 +618,9 @@ def _fuzzed_bodies(n: int) -> list[tuple[str, str]]:
                 "channel": {"id": "C0FUZZ"}, "message": {"ts": "1.1", "text": "answer"},
                 "actions": [{"action_id": "feedback_up", "value": json.dumps({"q": "?", "h": "x"})}]}
     submission = {"type": "view_submission", "team": {"id": ev.TEAM}, "user": {"id": "U0FUZZ"},
-                  "view": {"id": "V0FUZZ", "callback_id": slack_app.REPORT_CALLBACK,
+                  "view": {"id": "V0FUZZ", "callback_id": listeners.REPORT_CALLBACK,
                            "private_metadata": json.dumps({"channel": "C0FUZZ"}),
-                           "state": {"values": {slack_app.REPORT_BLOCK: {slack_app.REPORT_ACTION: {"files": [
+                           "state": {"values": {listeners.REPORT_BLOCK: {listeners.REPORT_ACTION: {"files": [
                                {"id": "F0FUZZ", "name": "a.txt", "filetype": "text"}]}}}}}}
     bodies = []
     for i in range(n):
@@ -689,11 +684,11 @@ def test_a_rate_limited_message_delivered_twice_at_once_is_answered_once(slack, 
     the settle only one of them can write."""
     import threading
 
-    monkeypatch.setattr(bot_state, "RATE_WINDOW_S", 10**9)
+    monkeypatch.setattr(conversations, "RATE_WINDOW_S", 10**9)
     user, channel = f"U0PAIR{time.time_ns()}", "C0PAIR"
     root = new_ts()
     post(ev.event_callback(ev.mention("What is GWP100?", root, user=user, channel=channel)))
-    monkeypatch.setattr(bot_state, "USER_LIMIT", 1)  # this user is at the limit now
+    slack.use(user_rate_limit=1)  # this user is at the limit now
     ts = new_ts()
     pair = [ev.event_callback(ev.mention("and GWP20?", ts, user=user, channel=channel, thread_ts=root)),
             ev.event_callback(ev.message("<@U0BOT> and GWP20?", ts, user=user, channel=channel,
@@ -704,8 +699,11 @@ def test_a_rate_limited_message_delivered_twice_at_once_is_answered_once(slack, 
         barrier.wait()
         return post(event)["statusCode"]
 
-    with ThreadPoolExecutor(len(pair)) as pool:
-        assert list(pool.map(deliver, pair)) == [200] * len(pair)
+    try:
+        with ThreadPoolExecutor(len(pair)) as pool:
+            assert list(pool.map(deliver, pair)) == [200] * len(pair)
+    finally:
+        slack.use(user_rate_limit=GENEROUS["user_rate_limit"])
     polite = [m for m in slack.slack.messages(channel, thread_ts=root) if m.get("text") == messages.rate_limited()]
     assert len(polite) == 1
     drain(slack, "LCABOT_ANSWER_QUEUE_URL")
@@ -724,7 +722,7 @@ def test_when_the_second_of_two_shared_pdfs_cannot_be_queued_the_first_is_queued
                                     "enough.pdf")
     slack.slack.add_message("D0MULTI", "index eu_funding", ts=ts)
     event = ev.event_callback(ev.message("index eu_funding", ts, channel="D0MULTI", files=[one, two]))
-    queues = bot_state.job_queues()
+    queues = slack.deps.queues
     sent = []
     real_send = queues.send
 

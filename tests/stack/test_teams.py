@@ -13,16 +13,15 @@ import itertools
 import json
 import time
 import urllib.request
-import uuid
 
 import pytest
 
-from bot_handlers import state as bot_state
 from bot_handlers.teams import app as teams_app
 from bot_handlers.teams import client as teams_client
 from lcabot import messages
-from lcabot.devloop import LambdaContext
+from lcabot.dev.loop import LambdaContext
 from lcabot.jobs import ConversationRef, FileRef, ReportJob
+from tests.events import http_post
 from tests.stack.conftest import CHIC, COFFEE, COFFEE_KEY
 from tests.stack.conftest import TABLE_2_QUESTION as TABLE_2
 from tests.stubs.botframework_server import LOGIN_HOST, BotFrameworkStub, _json
@@ -37,10 +36,7 @@ ADAPTIVE = "application/vnd.microsoft.card.adaptive"
 _ids = itertools.count(int(time.time() * 1000) * 10)
 
 
-def clear_bot_caches() -> None:
-    for cached in (teams_client.teams_credentials, teams_client.teams_client, teams_app.runtime,
-                   bot_state.conversation_state, bot_state.job_queues):
-        cached.cache_clear()
+_stack: list = []  # the stack the module's fixture set up: handle() invokes the handler with its dependencies
 
 
 @pytest.fixture(scope="module")
@@ -52,18 +48,20 @@ def monkeypatch_module():
 @pytest.fixture(scope="module")
 def teams(stack, monkeypatch_module):
     stub = BotFrameworkStub().start()
-    for name, value in stub.proxy_env().items():
+    for name, value in stub.proxy_env().items():  # the SDKs' own settings: Microsoft's endpoints reach the stub
         monkeypatch_module.setenv(name, value)
-    monkeypatch_module.setenv("MICROSOFT_APP_ID", stub.app_id)
-    monkeypatch_module.setenv("MICROSOFT_APP_PASSWORD", stub.app_password)
-    monkeypatch_module.delenv("LCABOT_TEAMS_SECRET_ARN", raising=False)
-    clear_bot_caches()
-    stack.put(COFFEE_KEY, COFFEE)
-    stack.ingest()
-    stack.bf = stub
-    yield stack
-    clear_bot_caches()
+    with stack.using(teams_app_id=stub.app_id, teams_app_password=stub.app_password, teams_secret_arn=None):
+        stack.put(COFFEE_KEY, COFFEE)
+        stack.ingest()
+        stack.bf = stub
+        _stack[:] = [stack]
+        yield stack
     stub.stop()
+
+
+def handle(event: dict, context=None) -> dict:
+    """The Teams function's invocation with the stack's current dependencies."""
+    return teams_app.handle(event, context, _stack[0].deps)
 
 
 # ---------------------------------------------------------------- what the channel sends
@@ -99,22 +97,16 @@ def activity(stub: BotFrameworkStub, text: str = "", *, conversation: str = PERS
 
 def api_event(body: dict, authorization: str | None) -> dict:
     """The HTTP API (payload 2.0) event for ``POST /api/messages`` (API Gateway base64-encodes nothing here)."""
-    headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Microsoft-SkypeBotApi",
-               "x-forwarded-proto": "https"}
+    headers = {"content-type": "application/json; charset=utf-8", "user-agent": "Microsoft-SkypeBotApi"}
     if authorization is not None:
         headers["authorization"] = authorization
-    return {"version": "2.0", "routeKey": "POST /api/messages", "rawPath": "/api/messages", "rawQueryString": "",
-            "headers": headers, "requestContext": {
-                "http": {"method": "POST", "path": "/api/messages", "protocol": "HTTP/1.1",
-                         "sourceIp": "52.112.0.1", "userAgent": "Microsoft-SkypeBotApi"},
-                "requestId": str(uuid.uuid4()), "routeKey": "POST /api/messages", "stage": "$default"},
-            "body": json.dumps(body), "isBase64Encoded": False}
+    return http_post("/api/messages", json.dumps(body), headers)
 
 
 def post(stub: BotFrameworkStub, body: dict, authorization: str | None = "mint") -> dict:
     if authorization == "mint":
         authorization = stub.channel_auth_header(stub.service_url)
-    return teams_app.handler(api_event(body, authorization), LambdaContext("TeamsFunction", timeout_s=15))
+    return handle(api_event(body, authorization), LambdaContext("TeamsFunction", timeout_s=15))
 
 
 # ---------------------------------------------------------------- what the bot sent
@@ -215,9 +207,9 @@ def test_a_newly_published_channel_key_is_accepted_after_the_keys_were_cached(te
 def test_a_malformed_body_gets_400(teams):
     event = api_event(activity(teams.bf, "x"), teams.bf.channel_auth_header(teams.bf.service_url))
     event["body"] = "{not json"
-    assert teams_app.handler(event, None)["statusCode"] == 400
+    assert handle(event)["statusCode"] == 400
     event["body"], event["isBase64Encoded"] = base64.b64encode(b'{"type": "message"}').decode(), True
-    assert teams_app.handler(event, None)["statusCode"] == 400  # decoded, but no conversation
+    assert handle(event)["statusCode"] == 400  # decoded, but no conversation
 
 
 # ---------------------------------------------------------------- 2. questions
@@ -278,7 +270,7 @@ def test_a_feedback_click_on_the_card_is_recorded(teams):
 
     assert post(stub, click)["statusCode"] == 200
 
-    (vote,) = [v for v in bot_state.conversation_state().feedback("teams", TENANT, PERSONAL)
+    (vote,) = [v for v in teams.deps.conversations.feedback("teams", TENANT, PERSONAL)
                if v["sk"] == f"{reply['id']}#aad-alice"]
     assert (vote["vote"], vote["question"], vote["answer"]) == ("down", TABLE_2, down["a"])
     assert replies_to(stub, click["id"])[-1]["body"]["text"] == messages.feedback_thanks("down")
@@ -412,7 +404,7 @@ def test_a_follow_up_in_a_personal_chat_carries_the_earlier_turns(teams):
     follow = activity(stub, "And for the organic farms?", conversation=chat)
     post(stub, follow)
     assert teams.answer() == (1, 0)
-    turns = bot_state.conversation_state().turns("teams", chat)
+    turns = teams.deps.conversations.turns("teams", chat)
     assert [t.question for t in turns] == [TABLE_2, "And for the organic farms?"]
     assert "10.44" in turns[0].answer
     (reply,) = replies_to(stub, follow["id"])
@@ -525,9 +517,9 @@ def test_fuzzed_activities_never_raise_or_get_a_5xx_and_unauthenticated_ones_get
     for body in _fuzzed_activities(stub, 500):
         event = api_event({}, None)
         event["body"] = body
-        assert teams_app.handler(event, None)["statusCode"] == 401, body[:200]
+        assert handle(event)["statusCode"] == 401, body[:200]
         event["headers"]["authorization"] = auth
-        response = teams_app.handler(event, LambdaContext("TeamsFunction", timeout_s=15))
+        response = handle(event, LambdaContext("TeamsFunction", timeout_s=15))
         assert response["statusCode"] < 500, (response, body[:300])
         statuses[response["statusCode"]] = statuses.get(response["statusCode"], 0) + 1
     assert set(statuses) <= {200, 400, 401} and statuses.get(400, 0) >= 100 and statuses.get(200, 0) >= 150, statuses
@@ -564,7 +556,7 @@ def test_a_long_answer_with_sixty_sources_arrives_as_cards_teams_accepts_with_ev
     job = AnswerJob(f"teams:{in_thread}:{root}", ConversationRef("teams", in_thread, root, TENANT, reference),
                     "aad-alice", "What is the GWP100 of green coffee at exportation?")
     before = len(stub.activities)
-    teams_client.teams_client().post_answer(job, answer)
+    teams.deps.platform("teams").post_answer(job, answer)
     posted = [a for a in stub.activities[before:] if a["body"].get("attachments")]
     assert len(posted) >= 2
     shown = [line for p in posted for line in card_text(p).splitlines() if line.startswith("\\[")]

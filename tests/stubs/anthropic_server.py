@@ -49,6 +49,20 @@ def message(text: str, *, stop_reason: str = "end_turn", model: str = "claude-te
     return Reply(200, body, delay_s, drip_s=drip_s)
 
 
+def tool_use(name: str, tool_input: Any, *, stop_reason: str = "tool_use", model: str = "claude-test",
+             text: str | None = None, delay_s: float = 0.0, drip_s: float = 0.0) -> Reply:
+    """A successful Messages API response calling the tool ``name`` with ``tool_input`` (a ``tool_use`` block with
+    ``id``, ``name`` and ``input``; ``stop_reason`` "tool_use"), after a text block when ``text`` is given."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text is not None else []
+    content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": name, "input": tool_input})
+    body = {
+        "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": model,
+        "content": content, "stop_reason": stop_reason, "stop_sequence": None,
+        "usage": {"input_tokens": 812, "output_tokens": max(1, len(json.dumps(tool_input)) // 4)},
+    }
+    return Reply(200, body, delay_s, drip_s=drip_s)
+
+
 def error(status: int, kind: str, text: str, *, headers: dict[str, str] | None = None) -> Reply:
     """An error response in the API's shape, e.g. ``error(529, "overloaded_error", "Overloaded")``."""
     body = {"type": "error", "error": {"type": kind, "message": text}, "request_id": f"req_{uuid.uuid4().hex[:24]}"}
@@ -81,6 +95,17 @@ def _invalid(body: Any) -> str | None:
             return f"messages.{i}: each message needs a role (user|assistant) and non-empty content"
     if "system" in body and not isinstance(body["system"], str | list):
         return "system: Input should be a valid string or list"
+    tools = body.get("tools", [])
+    if not isinstance(tools, list) or not all(
+            isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("input_schema"), dict)
+            and t["input_schema"].get("type") == "object" for t in tools):
+        return "tools: each tool needs a name and an input_schema of type object"
+    choice = body.get("tool_choice")
+    if choice is not None:
+        if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+            return "tool_choice: Input should be auto, any, tool or none"
+        if choice["type"] == "tool" and choice.get("name") not in {t["name"] for t in tools}:
+            return f"tool_choice: tool {choice.get('name')!r} is not in tools"
     return None
 
 

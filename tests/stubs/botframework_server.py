@@ -638,7 +638,7 @@ class BotFrameworkStub:
 
     # --------------------------------------------------------------------------------------------- handler
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:  # noqa: C901
         stub = self
 
         class Handler(BaseHTTPRequestHandler):

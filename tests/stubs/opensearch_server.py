@@ -583,7 +583,7 @@ class Index:
                 continue
             self._index_value(doc, target, value)
 
-    def _index_value(self, doc: Doc, f: Field, value: Any) -> None:
+    def _index_value(self, doc: Doc, f: Field, value: Any) -> None:  # noqa: C901
         def fail(detail: str) -> StubError:
             preview = json.dumps(value)[:60]
             err = _mapper(f"failed to parse field [{f.path}] of type [{f.type}] in document with id '{doc.id}'. "
@@ -1273,7 +1273,7 @@ class OpenSearchStub:
         matched = searcher.run(body.get("query") or {"match_all": {}}, searcher.all)
         return 200, {"count": len(matched), "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
 
-    def _search(self, index: Index, body: dict[str, Any]) -> dict[str, Any]:
+    def _search(self, index: Index, body: dict[str, Any]) -> dict[str, Any]:  # noqa: C901
         if not isinstance(body, dict):
             raise _bad("the search body must be an object", "parsing_exception")
         unknown = set(body) - _SEARCH_KEYS
@@ -1431,7 +1431,7 @@ class OpenSearchStub:
             "requests_per_second": -1.0, "throttled_until_millis": 0, "failures": failures if abort else [],
         }
 
-    def _bulk(self, name: str | None, params: dict[str, str], headers: dict[str, str], raw: bytes,
+    def _bulk(self, name: str | None, params: dict[str, str], headers: dict[str, str], raw: bytes,  # noqa: C901
               path: str) -> tuple[int, Any]:
         self._check_params("bulk", params, path)
         self._check_refresh(params)

@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from lcabot.chunking import continues_sentence
-from lcabot.gates import failed_gate, is_fragment, scenario_share, units_supported
-from lcabot.ledger import clean_cell, quotable_units, row_reading
+from lcabot.answer.gates import failed_gate, is_fragment, scenario_share, units_supported
+from lcabot.answer.ledger import clean_cell, quotable_units, row_reading
+from lcabot.ingest.chunking import continues_sentence
+from lcabot.ingest.normalize import join_lines
 from lcabot.models import Chunk, Evidence, PageSpan
-from lcabot.normalize import join_lines
-from lcabot.questions import frame, states_quantity
+from lcabot.search.questions import frame, states_quantity
 
 
 def _evidence(text: str, reading: str = "", refuted: bool = False, context: str = "") -> Evidence:
@@ -210,7 +210,7 @@ def test_a_gwp_characterisation_factor_is_a_value_in_co2_equivalents():
 
 def test_a_value_per_functional_unit_is_asked_for_and_a_concepts_acronym_is_searched():
     """Burchart et al. 2023 print "per FU" and "the FU is 1 kg of hydrogen at 88 MPa" (p. 5) after defining it."""
-    from lcabot.retrieval import acronyms_of_concepts
+    from lcabot.search.retrieval import acronyms_of_concepts
 
     q = frame("In Burchart et al. 2023, what are the GHG emissions per functional unit for hydrogen from coal "
               "gasification with and without CO2 sequestration?")
@@ -244,8 +244,8 @@ def test_a_sentence_continues_across_a_break_until_its_number():
 def test_a_figure_caption_between_a_sentence_and_its_continuation_is_read_after_it():
     """Moretti et al. 2020: p. 2 ends "… using hydrogen. The", p. 3 opens with Fig. 1's caption, then
     "triglycerides of UCO are converted …"."""
-    from lcabot.chunking import chunk_document
-    from lcabot.pdf import Block, ParsedDocument
+    from lcabot.ingest.chunking import chunk_document
+    from lcabot.ingest.pdf import Block, ParsedDocument
 
     blocks = [Block(2, "text", "During the NEXBTL process, the oil is pre-treated and deoxygenized under high pressure "
                                "to transportation fuel quality using hydrogen. The"),
@@ -259,7 +259,7 @@ def test_a_figure_caption_between_a_sentence_and_its_continuation_is_read_after_
 
 
 def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
-    from lcabot.support import absent_from_passages
+    from lcabot.search.abstention import absent_from_passages
 
     passages = ["Life cycle assessment synthesis of the carbon footprint of Arabica coffee | Nab Maslin\n"
                 "Coffee from Brazil and Vietnam exported to the United Kingdom emits 15.33 kg CO2e per kg.",
@@ -287,7 +287,7 @@ def test_a_name_the_library_holds_elsewhere_but_not_in_the_answering_passages():
 
 
 def test_author_names_match_the_file_name_words_of_a_passage_header():
-    from lcabot.support import absent_from_passages
+    from lcabot.search.abstention import absent_from_passages
 
     header = ["life cycle assessment synthesis | nab maslin 2020 coffee carbon footprint\nTABLE 2 …"]
     assert absent_from_passages("In Nab & Maslin's Table 2, what are the growing emissions?", header,
@@ -324,7 +324,7 @@ def test_the_opposite_scenario_does_not_answer():
 
 
 def test_an_edition_the_library_does_not_hold_and_acronyms_in_file_names():
-    from lcabot.support import absent_from_passages
+    from lcabot.search.abstention import absent_from_passages
 
     passages = ["Product Environmental Footprint Category Rules Guidance | ec pefcr guidance v6.3\n7.6 Cut-Off …",
                 "wbcsd pathfinder framework v1\nRecycled materials enter the system burden free."]
@@ -335,7 +335,7 @@ def test_an_edition_the_library_does_not_hold_and_acronyms_in_file_names():
 
 
 def test_a_question_names_its_documents_by_author_or_acronym_not_by_a_concepts_words():
-    from lcabot.support import named_documents
+    from lcabot.search.abstention import named_documents
 
     sources = {"b": "burchart-2023-hydrogen-coal-gasification-lca.pdf",
                "c": "nab-maslin-2020-coffee-carbon-footprint.pdf",
@@ -358,7 +358,7 @@ def test_a_question_names_its_documents_by_author_or_acronym_not_by_a_concepts_w
 
 
 def test_of_two_documents_one_name_fits_the_question_names_the_one_its_words_describe():
-    from lcabot.support import document_names, named_documents
+    from lcabot.search.abstention import document_names, named_documents
 
     sources = {"pilot": "ec-2024-hydrogen-bank-pilot-auction-grants.pdf",
                "second": "ec-2025-hydrogen-bank-second-auction-bids.pdf"}
@@ -389,7 +389,7 @@ def test_a_question_about_support_or_prices_asks_for_a_sum_of_money():
 
 
 def test_an_answer_that_never_names_the_asked_place_does_not_answer():
-    from lcabot.support import unaddressed_terms
+    from lcabot.search.abstention import unaddressed_terms
 
     quoted = ["Life cycle assessment synthesis of the carbon footprint of Arabica coffee: Case study of Brazil and "
               "Vietnam conventional and sustainable coffee production and export to the United Kingdom | "
@@ -456,8 +456,8 @@ def test_a_question_on_what_a_paper_argues_is_answered_by_its_discussion_citatio
 
 
 def test_a_definition_question_names_the_term_a_glossary_entry_defines():
-    from lcabot.questions import defined_term
-    from lcabot.retrieval import defines_term
+    from lcabot.search.questions import defined_term
+    from lcabot.search.retrieval import defines_term
 
     assert frame("How does the PEFCR guidance define company-specific data?").defines == "company-specific data"
     assert defined_term("What is the definition of a comparative assertion?") == "comparative assertion"
@@ -484,7 +484,7 @@ def test_statements_announced_as_potential_misunderstandings_are_not_rules():
 
 
 def test_a_word_of_a_concepts_name_or_an_acronym_does_not_pin_a_question():
-    from lcabot.support import specific_terms, unaddressed_terms
+    from lcabot.search.abstention import specific_terms, unaddressed_terms
 
     # "Rating" is a word of the Data Quality Rating, not a name the passages must print
     assert specific_terms("How is the Data Quality Rating (DQR) calculated in the PEFCR Guidance?") == ["DQR"]
@@ -495,7 +495,7 @@ def test_a_word_of_a_concepts_name_or_an_acronym_does_not_pin_a_question():
 
 def test_a_parameter_named_by_its_symbol():
     """PEFCR guidance v6.3, 7.18.2–7.18.3 (pp. 113–114): "A: allocation factor …", "0.2 ≤ A ≤ 0.8"."""
-    from lcabot.questions import names_parameter, referent
+    from lcabot.search.questions import names_parameter, referent
 
     asked = frame("What does the A factor in the Circular Footprint Formula stand for, and what values is it "
                   "allowed to take?")
@@ -563,7 +563,7 @@ def test_a_supplier_inside_europe_is_not_answered_by_the_outside_europe_scenario
 def test_a_row_of_sentences_under_its_headers_is_read_as_a_row():
     """PEFCR guidance v6.3, Table 34 (p. 139): a decision table without numbers; the broken lines of a wrapped row
     and Yes/No marks are not rows."""
-    from lcabot.ledger import text_row_reading
+    from lcabot.answer.ledger import text_row_reading
 
     header = ["", "", "Most relevant process", "Other process"]
     row = ["**Situation 1**: process run<br>by the company applying<br>the PEFCR", "**Option 1**",
@@ -592,7 +592,7 @@ def test_a_question_for_a_limit_is_answered_by_a_bound():
 
 def test_an_impact_category_acronym_does_not_pin_a_question():
     """Burchart et al. 2023 print their GWP result as "GHG emissions … 34.8 kg CO2-eq" (p. 1)."""
-    from lcabot.support import specific_terms
+    from lcabot.search.abstention import specific_terms
 
     question = "What is the GWP result of Burchart et al. with and without CO2 sequestration?"
     assert specific_terms(question) == ["Burchart"]
@@ -602,7 +602,7 @@ def test_an_impact_category_acronym_does_not_pin_a_question():
 
 
 def test_a_question_opening_with_a_premise_is_read_from_its_question():
-    from lcabot.questions import split_premise
+    from lcabot.search.questions import split_premise
 
     q = ("The PEFCR guidance says EF-compliant data must at least meet the ILCD entry-level requirements. What kind "
          "of review does that entry level ask for?")
@@ -637,7 +637,7 @@ def test_a_list_going_on_in_the_next_chunk_keeps_its_lead_in():
 
 def test_a_version_is_matched_however_it_is_printed():
     """WBCSD Pathfinder Framework: "published as a Version 1"; the file name says "v1"."""
-    from lcabot.support import absent_from_passages
+    from lcabot.search.abstention import absent_from_passages
 
     passages = ["Pathfinder Framework | wbcsd pathfinder framework v1 The Pathfinder Framework is intentionally "
                 "published as a Version 1, with the knowledge that …"]
@@ -665,7 +665,7 @@ def test_a_structured_abstracts_run_in_labels_are_not_quoted():
 
 def test_codes_a_question_names_and_second_level_o_bullets():
     """JRC ILCD compliance rules, p. 7: goal situations C1 and C2, listed with Word's "o" bullet."""
-    from lcabot.questions import names_code
+    from lcabot.search.questions import names_code
 
     assert frame("What is the difference between goal situations C1 and C2?").codes == ("C1", "C2")
     assert frame("What is the GWP of 1 kg H2 from module A3?").codes == ("A3",)
@@ -692,8 +692,8 @@ def test_rows_of_one_table_group_name_their_panel_once():
 
 def test_a_heading_run_into_text_is_the_spans_section_not_its_words():
     """Pathfinder Framework p. 33: "7.2.1 Time period" is set like body text and runs into its first sentence."""
-    from lcabot.questions import without_section
-    from lcabot.retrieval import in_section
+    from lcabot.search.questions import without_section
+    from lcabot.search.retrieval import in_section
 
     text = ("7.2 Details on the required data elements\n7.2.1 Time period\nEmissions shall be calculated and "
             "disclosed on an annual basis. If the data is more than five years old, this shall be flagged.")
@@ -727,7 +727,7 @@ def test_the_row_above_a_markdown_rule_is_a_header_even_when_it_numbers_columns(
 
 
 def test_a_value_no_statement_gives_in_the_asked_unit_is_not_stated():
-    from lcabot.answering import unstated_value
+    from lcabot.answer.answerer import unstated_value
     from lcabot.models import Claim, Evidence
 
     def span(eid: str, text: str, reading: str = "") -> Evidence:
@@ -763,9 +763,9 @@ def test_a_value_no_statement_gives_in_the_asked_unit_is_not_stated():
 
 
 def test_a_later_part_naming_little_of_its_own_is_about_the_part_before_it():
-    from lcabot.answering import unanswered_parts
+    from lcabot.answer.answerer import unanswered_parts
     from lcabot.models import Claim, Evidence
-    from lcabot.questions import referent
+    from lcabot.search.questions import referent
 
     asked = frame("In Burchart et al. 2023, what is the GWP of hydrogen from coal gasification with and without CO2 "
                   "sequestration, and what is the relative reduction?")
@@ -790,7 +790,7 @@ def test_a_later_part_naming_little_of_its_own_is_about_the_part_before_it():
 
 def test_without_a_named_document_the_documents_naming_the_questions_specific_terms_answer():
     from lcabot.models import Evidence
-    from lcabot.support import documents_naming
+    from lcabot.search.abstention import documents_naming
 
     def span(doc: str, source: str, title: str, text: str) -> Evidence:
         return Evidence(f"E{doc}", doc, source, title, None, 1, "1", text, "c")
@@ -806,7 +806,7 @@ def test_without_a_named_document_the_documents_naming_the_questions_specific_te
 
 def test_a_sentence_naming_its_subject_by_a_pronoun_is_quoted_with_the_one_before_it():
     """Ritchie 2020 (OWID), p. 2: "less than 10%" is said of "it", which the sentence before names as transport."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     text = ("Combined, land use and farm-stage emissions account for more than 80% of the footprint for most foods.\n"
             "Transport is a small contributor to emissions. For most food products, it accounts for less than 10%, and "
@@ -827,7 +827,7 @@ def test_a_sentence_naming_its_subject_by_a_pronoun_is_quoted_with_the_one_befor
 def test_a_sentence_naming_its_subject_as_this_or_drawing_from_the_one_before_is_joined_to_it():
     """PEFCR guidance p. 95 ("This utilisation ratio …", "Therefore, …"), Burchart et al. 2023, pp. 4-5 ("However,
     …", "Therefore, …" after the FC-Hy Guide's recommendation, with its citation)."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     pefcr = ("● If the load is mass limited: a default utilisation ratio of 64% shall be used. This utilisation ratio "
              "includes empty return trips. Therefore, empty returns shall not be modelled separately.\n\n"
@@ -844,7 +844,7 @@ def test_a_sentence_naming_its_subject_as_this_or_drawing_from_the_one_before_is
 
 
 def test_how_a_document_defines_something_asks_for_its_definition():
-    from lcabot.generation.extractive import _DEFINES
+    from lcabot.answer.generators.extractive import _DEFINES
 
     assert frame("How does the PEFCR guidance define the most relevant life cycle stages?").kind == "definition"
     assert frame("How does the PEFCR guidance handle capital goods?").kind == "procedure"
@@ -855,7 +855,7 @@ def test_how_a_document_defines_something_asks_for_its_definition():
 
 
 def test_literature_values_and_reported_claims_are_others_words():
-    from lcabot.gates import reports_other_work
+    from lcabot.answer.gates import reports_other_work
 
     assert reports_other_work("The GHG emission factors available in the literature for hydrogen production from coal "
                               "gasification range from 0.1129 through 11.29 kg CO2-eq/kg H2 for SCG")
@@ -864,7 +864,7 @@ def test_literature_values_and_reported_claims_are_others_words():
 
 
 def test_a_value_of_the_thing_a_part_names_answers_that_part():
-    from lcabot.answering import unanswered_parts
+    from lcabot.answer.answerer import unanswered_parts
     from lcabot.models import Claim, Evidence
 
     asked = frame("Hydrogen from Shell coal gasification: what GWP per functional unit with vs without CO2 "
@@ -880,7 +880,7 @@ def test_a_value_of_the_thing_a_part_names_answers_that_part():
 
 
 def test_another_works_value_is_no_answer_to_a_value_question():
-    from lcabot.gates import failed_gate
+    from lcabot.answer.gates import failed_gate
     from lcabot.models import Evidence
 
     cited = Evidence("E1", "b", "burchart-2023-hydrogen-coal-gasification-lca.pdf", "LCA of hydrogen", None, 12, "12",
@@ -894,7 +894,7 @@ def test_another_works_value_is_no_answer_to_a_value_question():
 
 def test_a_comparison_leaving_its_other_side_to_the_sentence_before_is_quoted_with_it():
     """Nab & Maslin 2020, p. 12: the sustainable totals "were much lower" than the conventional ones before them."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     text = ("By combining all the stages including the processing phase (Figure 5), conventional coffee from Vietnam "
             "was calculated to have the highest carbon footprint (16.04 kg CO2e kg–1 green coffee) followed by "
@@ -908,7 +908,7 @@ def test_a_comparison_leaving_its_other_side_to_the_sentence_before_is_quoted_wi
 
 
 def test_parts_asking_one_thing_of_two_cases_or_for_their_values():
-    from lcabot.questions import asked_noun, sub_questions
+    from lcabot.search.questions import asked_noun, sub_questions
 
     assert sub_questions("In Nab and Maslin's coffee study, what is the total carbon footprint of conventional coffee "
                          "from Vietnam and of sustainable coffee from Brazil?") == [
@@ -949,9 +949,9 @@ def test_a_work_cited_by_name_in_the_running_text_is_another_works_unless_the_st
 def test_a_part_asking_what_a_term_is_needs_a_statement_of_what_it_is():
     """Burchart et al. 2023: "for the assumed functional unit" (p. 1) uses the FU; "the FU is 1 kg of hydrogen at
     88 MPa" (p. 4) states it."""
-    from lcabot.answering import unanswered_parts
+    from lcabot.answer.answerer import unanswered_parts
     from lcabot.models import Claim
-    from lcabot.questions import states_term
+    from lcabot.search.questions import states_term
 
     uses = ("By applying the CO2 sequestration operation, the GHG emissions rate for the assumed functional unit can "
             "be reduced by approximately 44% from 34.8 kg CO2-eq to 19.5 kg CO2-eq.")
@@ -971,7 +971,7 @@ def test_a_part_asking_what_a_term_is_needs_a_statement_of_what_it_is():
 def test_elliptic_and_shared_noun_parts_are_asked_in_full():
     """Groen et al. 2016, abstract (p. 1): the best methods for small and for large input uncertainties, and the
     fastest (key issue analysis) and slowest (Sobol') method."""
-    from lcabot.questions import referent, sub_questions
+    from lcabot.search.questions import referent, sub_questions
 
     parts = sub_questions("In Groen et al. (2016), which global sensitivity analysis methods performed best for small "
                           "and for large input uncertainties, and which method was fastest and which slowest?")
@@ -987,9 +987,9 @@ def test_elliptic_and_shared_noun_parts_are_asked_in_full():
 def test_a_part_asking_for_a_source_or_a_parameter_value_is_read_as_such():
     """Pathfinder Framework v1, p. 18: the GWP factors "shall be derived from the IPCC Assessment Report AR 5" (a
     source, not a value); PEFCR guidance v6.3, p. 114: "the B value shall be equal to 0 as default"."""
-    from lcabot.answering import unanswered_parts
+    from lcabot.answer.answerer import unanswered_parts
     from lcabot.models import Claim
-    from lcabot.questions import asked_term, kind_of
+    from lcabot.search.questions import asked_term, kind_of
 
     assert kind_of("which source shall the 100-year GWP characterisation factors be derived from") == "list"
     assert kind_of("what 100-year GWP characterisation factors shall be used") == "numeric"
@@ -1008,10 +1008,10 @@ def test_a_part_asking_for_a_source_or_a_parameter_value_is_read_as_such():
 def test_a_kind_of_a_concept_names_it_and_spellings_match():
     """Moretti et al. 2020, p. 2: "A cradle-to-factory gate scope and an attributional approach are adopted" states
     the system boundary and the LCA approach; Pathfinder p. 18 spells "characterization"."""
-    from lcabot.answering import unanswered_parts
+    from lcabot.answer.answerer import unanswered_parts
     from lcabot.graph import ontology
     from lcabot.models import Claim
-    from lcabot.support import term_present
+    from lcabot.search.abstention import term_present
 
     onto = ontology.load()
     text = "A cradle-to-factory gate scope and an attributional approach are adopted in the LCA."
@@ -1116,7 +1116,7 @@ def test_the_views_a_paper_argues_against_are_not_its_own():
 def test_what_is_left_out_is_said_by_what_is_not_considered():
     """Burchart et al. 2023, p. 5: "The following were not considered in the analysis: …" says what the boundary
     leaves out; "including the main steps" does not."""
-    from lcabot.support import term_present
+    from lcabot.search.abstention import term_present
 
     assert term_present("leave", "The following were not considered in the analysis: construction of plants.")
     assert term_present("excluded", "Use and end-of-life were not included.")
@@ -1157,7 +1157,7 @@ def test_parts_asking_the_same_of_another_thing_and_parts_with_a_verb_of_their_o
 
 
 def test_kinds_counts_totals_and_comparisons_of_review_23_questions():
-    from lcabot.questions import HOW_MANY, asked_noun, defines_as
+    from lcabot.search.questions import HOW_MANY, asked_noun, defines_as
 
     assert frame("what is the minimum number to be considered").quantity == ""  # a count, not a limit
     assert HOW_MANY.search("what is the minimum number to be considered")
@@ -1179,7 +1179,7 @@ def test_kinds_counts_totals_and_comparisons_of_review_23_questions():
 
 
 def test_a_document_called_by_what_its_news_item_is_about():
-    from lcabot.support import named_documents
+    from lcabot.search.abstention import named_documents
 
     sources = {"acts": "ec-2023-renewable-hydrogen-delegated-acts.pdf",
                "second": "ec-2025-hydrogen-bank-second-auction-bids.pdf",
@@ -1207,8 +1207,8 @@ def test_a_sentence_about_the_case_the_one_before_sets_out_is_no_quote_alone():
 
 
 def test_words_a_question_asks_with_are_found_as_the_text_prints_them():
-    from lcabot.questions import FRACTION, asked_term
-    from lcabot.support import term_present
+    from lcabot.search.abstention import term_present
+    from lcabot.search.questions import FRACTION, asked_term
 
     assert term_present("co2", "avoiding more than 10 million tonnes of CO 2 emissions")  # a scrape's spacing
     assert term_present("avoidance", "avoiding more than 10 million tonnes")
@@ -1232,7 +1232,7 @@ def test_this_can_be_done_refers_back_it_can_be_concluded_does_not():
 def test_a_value_asked_per_unit_is_the_one_printed_per_that_unit():
     """Nab & Maslin 2020: "(per kg green coffee)" is answered by "… per 1 kg of green coffee" (p. 1) or "kg CO2e kg–1
     green coffee" (p. 12), not by "kg CO2e per espresso beverage" (p. 12)."""
-    from lcabot.questions import per_unit, states_per
+    from lcabot.search.questions import per_unit, states_per
 
     per = per_unit("what is the average carbon footprint of conventional vs sustainable Arabica coffee "
                    "(per kg green coffee)")
@@ -1246,7 +1246,7 @@ def test_a_value_asked_per_unit_is_the_one_printed_per_that_unit():
 
 
 def test_a_clause_names_no_asked_noun_and_how_much_of_asks_a_share():
-    from lcabot.questions import asked_noun, quantity_of
+    from lcabot.search.questions import asked_noun, quantity_of
 
     assert asked_noun("what default applies when none is listed") == ""
     assert asked_noun("Which carbon footprint standard did Nab and Maslin use?") == "carbon footprint standard"
@@ -1257,7 +1257,7 @@ def test_a_clause_names_no_asked_noun_and_how_much_of_asks_a_share():
 def test_how_a_thing_should_be_picked_asks_what_it_is_taken_to_be():
     """PEFCR guidance p. 50: "The most relevant impact categories shall be identified as all impact categories that
     cumulatively contribute to at least 80% …" answers how they should be picked, in a chunk it does not open."""
-    from lcabot.questions import defines_as, states_term
+    from lcabot.search.questions import defines_as, states_term
 
     asked = frame("How does the PEFCR guidance say the most relevant impact categories should be picked?")
     assert (asked.kind, asked.defines) == ("definition", "most relevant impact categories")
@@ -1274,7 +1274,7 @@ def test_how_a_thing_should_be_picked_asks_what_it_is_taken_to_be():
 def test_a_choice_citing_the_source_it_follows_is_the_studys_own():
     """Moretti et al. 2020, p. 4: the study's own choice, citing the RED at the sentence's end, is not another work's
     result; a sentence reporting a cited work's choice still is."""
-    from lcabot.gates import reports_other_work
+    from lcabot.answer.gates import reports_other_work
 
     assert not reports_other_work(
         "Among the possible remaining allocation methods, energy has been chosen according to RED recommendations "
@@ -1287,7 +1287,7 @@ def test_a_choice_citing_the_source_it_follows_is_the_studys_own():
 def test_a_system_boundary_is_named_by_its_ends_not_as_work_left_for_later():
     """Moretti et al. 2020: "a cradle-to-factory gate scope" (p. 2) is cradle-to-gate; "… should be accounted for in a
     future cradle to grave LCA …" (p. 11) assesses no cradle-to-grave system."""
-    from lcabot.support import boundaries
+    from lcabot.search.abstention import boundaries
 
     assert boundaries("A cradle-to-factory gate scope and an attributional approach are adopted.") == {
         "cradle-to-gate"}
@@ -1300,7 +1300,7 @@ def test_a_system_boundary_is_named_by_its_ends_not_as_work_left_for_later():
 
 
 def test_an_equation_states_how_a_value_is_worked_out():
-    from lcabot.questions import ASKS_FORMULA, STATES_EQUATION
+    from lcabot.search.questions import ASKS_FORMULA, STATES_EQUATION
 
     assert ASKS_FORMULA.search("how are they combined") and ASKS_FORMULA.search("How is the DQR calculated?")
     assert not ASKS_FORMULA.search("how much renewable electricity is needed")
@@ -1323,7 +1323,7 @@ def test_a_verdict_on_the_claim_asked_about_not_a_case_or_a_condition():
     """Finnveden et al. 2022: "Does the "100% rule" hold …" is answered by "The 100 % rule interpreted in this way,
     however, does not seem to be correct" (p. 2), not by "… the 100 % rule could be valid" for a company (p. 2) nor
     by "if the 100 % rule is not valid, then this argument would not be relevant" (p. 3)."""
-    from lcabot.questions import judges
+    from lcabot.search.questions import judges
 
     asked = "Does the \"100% rule\" hold for attributional LCA according to Finnveden et al."
     assert judges("The 100 % rule interpreted in this way, however, does not seem to be correct, which can be "
@@ -1354,8 +1354,8 @@ def test_a_question_in_the_text_is_no_statement():
 
 
 def test_what_a_part_asks_a_value_of_a_list_of_n_and_a_difference():
-    from lcabot.generation.extractive import _CHOSEN
-    from lcabot.questions import asked_term, defined_term
+    from lcabot.answer.generators.extractive import _CHOSEN
+    from lcabot.search.questions import asked_term, defined_term
 
     assert asked_term("what is the default B factor") == ""  # a value: "the B value shall be equal to 0 as default"
     assert asked_term("what is the functional unit") == "functional unit"
@@ -1370,7 +1370,7 @@ def test_a_compound_qualifier_a_precedence_and_a_fossil_product_are_found_by_the
     """Heijungs 2020, p. 394: "pedigree-based distributions" are of "the popular pedigree approach"; Pathfinder
     Framework p. 13: rules that take precedence are those "prioritized"; Moretti et al. 2020, p. 10: fossil PP is
     "petrochemical PP"."""
-    from lcabot.support import term_present
+    from lcabot.search.abstention import term_present
 
     assert term_present("pedigree-based", "such as the popular pedigree approach, the Monte Carlo approach should "
                         "not be used at all")
@@ -1384,7 +1384,7 @@ def test_a_why_part_is_answered_by_a_reason_and_a_rejection_by_its_verdict():
     """Burchart et al. 2023, p. 14: "… is related to the increased consumption of electricity …" gives the reason of
     the increases; Finnveden et al. 2022, p. 2: "why do they reject the '100 % rule'" asks for the verdict ("is thus
     not correct"), which "… so that the 100 % rule can be valid" is not."""
-    from lcabot.questions import ASKS_WHY_REJECTED, GIVES_REASON, states_verdict
+    from lcabot.search.questions import ASKS_WHY_REJECTED, GIVES_REASON, states_verdict
 
     assert GIVES_REASON.search("The increase in environmental impact category indicators is related to the increased "
                                "consumption of electricity for the compression and injection of carbon dioxide")
@@ -1399,7 +1399,7 @@ def test_a_why_part_is_answered_by_a_reason_and_a_rejection_by_its_verdict():
 
 def test_a_comparison_of_what_holds_for_one_with_those_for_another_has_two_sides():
     """JRC ILCD compliance rules, Tab. 1 (p. 6) sets entry-level against full ILCD compliance in two columns."""
-    from lcabot.questions import comparison_sides
+    from lcabot.search.questions import comparison_sides
 
     assert comparison_sides("How do the review requirements for ILCD Data Network entry-level data sets compare with "
                             "those for full ILCD compliance?") == ("ILCD Data Network entry-level data sets",
@@ -1427,7 +1427,7 @@ def test_a_baseline_is_asked_for_by_a_question_asking_with_and_without():
 def test_a_sentence_announcing_points_is_quoted_with_them():
     """Nab & Maslin 2020, p. 14: "… mainly as a result of two sustainability measures." is quoted with "First, the use
     of cargo ships …"; a sentence announcing nothing stands alone."""
-    from lcabot.generation.extractive import _enumerated, statement
+    from lcabot.answer.generators.extractive import _enumerated, statement
 
     spans = [_evidence("The sustainable case studies quantified in this study had an estimated 77% lower carbon "
                        "footprint than the conventional case studies, mainly as a result of two sustainability "
@@ -1446,8 +1446,8 @@ def test_a_sentence_announcing_points_is_quoted_with_them():
 def test_a_part_asking_what_is_blamed_asks_a_reason_and_who_won_a_statement_of_winning():
     """Burchart et al. 2023: "what do the authors blame it on" asks for the reason (p. 14), which "indirect emissions
     resulting from the consumption of electric energy" (p. 11) describing emission sources does not give."""
-    from lcabot.answering import _ASKS_WINNERS, _states_winners
-    from lcabot.questions import GIVES_REASON, REASON_PART
+    from lcabot.answer.answerer import _ASKS_WINNERS, _states_winners
+    from lcabot.search.questions import GIVES_REASON, REASON_PART
 
     assert REASON_PART.match("what do the authors blame it on")
     assert not REASON_PART.match("what do the authors recommend")
@@ -1463,7 +1463,7 @@ def test_a_part_asking_what_is_blamed_asks_a_reason_and_who_won_a_statement_of_w
 def test_a_pronoun_is_no_term_and_per_what_unit_is_a_part():
     """PEFCR guidance p. 114: "what does each one mean" refers back to the A values; Burchart et al. 2023: "…, and per
     what functional unit?" asks what the FU is (pp. 4–5)."""
-    from lcabot.questions import asked_term, defined_term
+    from lcabot.search.questions import asked_term, defined_term
 
     assert defined_term("what does each one mean") == "" and defined_term("what does LCA mean") == "LCA"
     asked = frame("What GHG emissions did Burchart et al. get for hydrogen from Shell coal gasification with and "
@@ -1472,7 +1472,7 @@ def test_a_pronoun_is_no_term_and_per_what_unit_is_a_part():
 
 
 def test_a_rule_is_set_out_by_a_prescription_with_its_threshold():
-    from lcabot.questions import states_rule
+    from lcabot.search.questions import states_rule
     rule = ("- In case processes are excluded from the model this shall be done based on a 1% cut-off for all impact "
             "categories based on environmental significance, additionally to the cut-off already included in the "
             "background datasets.")  # PEFCR guidance p. 61
@@ -1485,7 +1485,7 @@ def test_a_rule_is_set_out_by_a_prescription_with_its_threshold():
 
 
 def test_a_bounded_number_of_the_things_asked_for_counts_and_a_reason_names_what_was_chosen():
-    from lcabot.questions import reason_subject, states_count
+    from lcabot.search.questions import reason_subject, states_count
     question = "How many Monte Carlo runs does Heijungs (2020) recommend in comparative LCA"
     bound = ("Apart form the obvious recommendation to use larger samples for estimating input distributions, we "
              "suggest to restrict the number of Monte Carlo runs to a number not greater than the sample sizes used "
@@ -1498,10 +1498,10 @@ def test_a_bounded_number_of_the_things_asked_for_counts_and_a_reason_names_what
 
 
 def test_a_bracketed_end_continues_its_sentence_and_plain_words_name_nothing():
-    from lcabot.chunking import continues_sentence
-    from lcabot.gates import reports_other_work
-    from lcabot.questions import each_thing
-    from lcabot.support import named_terms
+    from lcabot.answer.gates import reports_other_work
+    from lcabot.ingest.chunking import continues_sentence
+    from lcabot.search.abstention import named_terms
+    from lcabot.search.questions import each_thing
     # Hydrogen Bank second auction news (2025, p. 1), a sentence across a text block; a list item's number is not
     assert continues_sentence("The European Hydrogen Bank61 bids from projects in 11 countries within the European "
                               "Economic Area", "(EEA). Eight of the bids were submitted …")
@@ -1519,8 +1519,8 @@ def test_a_bracketed_end_continues_its_sentence_and_plain_words_name_nothing():
 
 
 def test_review_33_products_made_from_ranks_dismissed_arguments_sizes_and_labels():
-    from lcabot.questions import asked_term, kind_of, states_verdict, sub_questions
-    from lcabot.support import measured_product
+    from lcabot.search.abstention import measured_product
+    from lcabot.search.questions import asked_term, kind_of, states_verdict, sub_questions
     # a product named by what it is made from is the product asked about (Moretti et al. 2020 is on polypropylene)
     assert measured_product("What cradle-to-gate climate change impact per kg does Moretti et al. report for "
                             "polyethylene made from used cooking oil?") == ["polyethylene"]
@@ -1546,7 +1546,7 @@ def test_a_version_or_an_auction_named_only_as_one_still_to_come_is_not_held():
     """Pathfinder Framework v1 names Version 2 only as what it will hold ("Data-sharing requirements for end-of-life
     emissions will be further defined in Version 2 of the Pathfinder Framework", p. 45); the Hydrogen Bank's second
     auction news names the third auction only as one to launch (p. 1). Neither answers a question about them."""
-    from lcabot.support import absent_from_passages, unaddressed_terms
+    from lcabot.search.abstention import absent_from_passages, unaddressed_terms
 
     pathfinder = ["Pathfinder Framework | wbcsd pathfinder framework v1 Data-sharing requirements for end-of-life "
                   "emissions will be further defined in Version 2 of the Pathfinder Framework. Further topics for "
@@ -1568,7 +1568,7 @@ def test_a_share_of_another_whole_and_a_stated_change():
     """Ritchie 2020, pp. 2–3: "less than 1% of beef's GHG emissions" and "0.16% of food miles" are shares of another
     whole than food's emissions; Burchart et al. 2023, p. 11: "… reduces GHG emissions by about 44% from 34.8
     kgCO2(eq)/FU to only 19.5 kgCO2(eq)/FU" states a change, "emission differences of 1.7 kg CO2eq." (p. 13) none."""
-    from lcabot.generation.extractive import _STATES_CHANGE, _share_of_another
+    from lcabot.answer.generators.extractive import _STATES_CHANGE, _share_of_another
 
     asked = "what share of food's greenhouse gas emissions typically comes from transport"
     assert _share_of_another("Transport typically accounts for less than 1% of beef’s GHG emissions", asked)
@@ -1586,7 +1586,7 @@ def test_the_row_a_part_asks_for_by_its_extreme_value():
     """Hydrogen Bank pilot auction news, p. 2: of the six winning bids, eNRG Lahti's 0.37 EUR/kg is the lowest bid
     price; the column is the one naming the words asked ("bid price", not "bid volume"); four bids tie on the highest
     price; a part asking no extreme, or a column no table prints, picks no row."""
-    from lcabot.generation.extractive import _column_values, _extreme_rows
+    from lcabot.answer.generators.extractive import _column_values, _extreme_rows
 
     bids = [("eNRG Lahti Nordic Ren-Gas Oy Finland", "0.37", "122", "EUR 45,228,375"),
             ("Grey2Green-II Petrogal S.A. Portugal", "0.39", "216", "EUR 84,227,910"),

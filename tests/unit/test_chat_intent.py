@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bot_handlers.intent import Intent, parse_intent, strip_mentions
+from lcabot import messages
 from lcabot.jobs import ConversationRef, FileRef, IndexJob, MalformedJobError, ReportJob, parse_job
 
 
@@ -64,3 +65,37 @@ def test_an_unknown_perspective_is_refused():
             "perspective": "blogs", "conversation": {"platform": "slack", "channel": "C"}}
     with pytest.raises(MalformedJobError, match="perspective"):
         parse_job(json.dumps(body))
+
+
+# ---------------------------------------------------------------- one intent → action tree (bot_handlers.dispatch)
+
+
+def _decide(text: str, files: list[str], pdfs: list[str], platform: str = "slack", **kw):
+    from bot_handlers.dispatch import decide
+
+    return decide(parse_intent(text, has_file=bool(pdfs)), files, pdfs, lambda name: name, platform=platform, **kw)
+
+
+def test_the_same_message_gets_the_same_action_on_both_platforms():
+    from bot_handlers.dispatch import FileJobs, Question, Reply
+
+    for platform in ("slack", "teams"):
+        assert _decide("What is GWP100? --rag", [], [], platform) == Question("What is GWP100?", "rag")
+        assert _decide("report", ["study.pdf"], ["study.pdf"], platform) == FileJobs(("study.pdf",), False, "general")
+        assert _decide("index eu", ["a.pdf", "b.pdf"], ["a.pdf", "b.pdf"], platform) == \
+            FileJobs(("a.pdf", "b.pdf"), True, "eu_funding")
+        assert _decide("report", ["photo.png"], [], platform) == Reply(messages.only_pdfs("photo.png"))
+        assert _decide("What is this?", ["study.pdf"], ["study.pdf"], platform) == \
+            Reply(messages.pdf_needs_intent("study.pdf"))
+        assert _decide("", [], [], platform) == Reply(messages.chat_help())
+        assert _decide("x" * 2001, [], [], platform) == Reply(messages.question_too_long(2001, 2000))
+    assert _decide("report", [], [], "slack") == Reply(messages.file_missing("make a report", "slack"))
+    assert _decide("index", [], [], "teams") == Reply(messages.file_missing("add a document to the library", "teams"))
+
+
+def test_a_pdf_without_words_is_a_report_in_teams_and_a_question_back_in_slack():
+    from bot_handlers.dispatch import FileJobs, Reply
+
+    assert _decide("", ["s.pdf"], ["s.pdf"], "teams", bare_pdf_is_report=True) == FileJobs(("s.pdf",), False,
+                                                                                             "general")
+    assert _decide("", ["s.pdf"], ["s.pdf"], "slack") == Reply(messages.pdf_needs_intent("s.pdf"))

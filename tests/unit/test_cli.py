@@ -9,7 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from lcabot import cli
+from lcabot.cli import main as cli
 from tests.fixtures import hostile
 
 STUDY = [
@@ -122,14 +122,14 @@ def test_while_another_ingest_holds_the_write_lock_sources_reads_and_remove_says
     and exit code 2."""
     import sqlite3
 
-    from lcabot import index_sqlite
+    from lcabot.adapters import sqlite_index
 
     docs = tmp_path / "docs"
     docs.mkdir()
     _two_page_study(docs)
     assert cli.main(["ingest", str(docs), "--perspective", "academic"]) == 0
     capsys.readouterr()
-    monkeypatch.setattr(index_sqlite, "BUSY_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(sqlite_index, "BUSY_TIMEOUT_S", 0.5)
     writer = sqlite3.connect(home / "index.sqlite3", isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another `lcabot ingest` in the middle of a write
     try:
@@ -160,8 +160,8 @@ def test_a_killed_ingest_takes_its_parse_worker_with_it(tmp_path: Path) -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "from lcabot.config import Settings\n"
-        "from lcabot.index_sqlite import SqliteIndex\n"
-        "from lcabot.ingest import ingest_paths\n"
+        "from lcabot.adapters.sqlite_index import SqliteIndex\n"
+        "from lcabot.ingest.pipeline import ingest_paths\n"
         "from tests.fakes import HashEmbedder\n"
         "index = SqliteIndex(Path(sys.argv[1]) / 'i.sqlite3')\n"
         "for r in ingest_paths([Path(sys.argv[2])] * 5, perspective='general', index=index,\n"

@@ -8,23 +8,18 @@ from pathlib import Path
 import pytest
 
 from lcabot import graph
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.errors import ObjectNotFoundError
 from lcabot.graph import ontology
 from lcabot.graph.extract import OfflineExtractor
+from lcabot.ingest.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, MalformedJobError, ReportJob, parse_job
-from lcabot.library import MalformedEventError, in_library, parse_s3_notification, perspective_of
 from lcabot.models import Chunk, DocumentRecord, PageSpan, Turn
-from lcabot.objects import LocalObjectStore
+from tests.events import load_event, s3_notification
 
 
 def s3_event(name: str, key: str, etag: str | None = "abc123", sequencer: str = "0065A1B2C3") -> str:
-    obj = {"key": key, "size": 1234, "sequencer": sequencer}
-    if etag:
-        obj["eTag"] = etag
-    return json.dumps({"Records": [{
-        "eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1", "eventName": name,
-        "s3": {"s3SchemaVersion": "1.0", "bucket": {"name": "lcabot-library"}, "object": obj},
-    }]})
+    return s3_notification(key, name=name, etag=etag, sequencer=sequencer)
 
 
 def test_keys_are_url_decoded_including_slashes_and_plus_for_space():
@@ -45,9 +40,7 @@ def test_removal_has_no_etag_and_a_distinct_idempotency_key():
 
 
 def test_test_event_and_other_event_types_yield_nothing():
-    test_event = {"Service": "Amazon S3", "Event": "s3:TestEvent", "Time": "2026-11-30T00:00:00Z",
-                  "Bucket": "lcabot-library", "RequestId": "r", "HostId": "h"}
-    assert parse_s3_notification(json.dumps(test_event)) == []
+    assert parse_s3_notification(json.dumps(load_event("s3_test_event"))) == []
     assert parse_s3_notification(s3_event("ObjectRestore:Completed", "library/a.pdf")) == []
 
 
@@ -111,7 +104,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
     import os
     import time
 
-    from lcabot import objects
+    from lcabot.adapters import local_objects
 
     store = LocalObjectStore(tmp_path / "bucket")
     store.put("graph/merged.json", b"{}")
@@ -120,7 +113,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
         raise KeyboardInterrupt
 
     with monkeypatch.context() as m:
-        m.setattr(objects.os, "replace", interrupted)
+        m.setattr(local_objects.os, "replace", interrupted)
         with pytest.raises(KeyboardInterrupt):
             store.put("graph/merged.json", b'{"nodes": []}')
     folder = tmp_path / "bucket" / "graph"
@@ -128,7 +121,7 @@ def test_an_interrupted_write_leaves_no_temporary_file_for_good(tmp_path, monkey
     stale, fresh = folder / ".tmp-killed", folder / ".tmp-writing"
     stale.write_bytes(b"{")
     fresh.write_bytes(b"{")
-    old = time.time() - objects.STALE_TMP_S - 60
+    old = time.time() - local_objects.STALE_TMP_S - 60
     os.utime(stale, (old, old))
     LocalObjectStore(tmp_path / "bucket")
     assert sorted(p.name for p in folder.iterdir()) == [".tmp-writing", "merged.json"]
@@ -152,7 +145,7 @@ def test_graph_fragment_links_sections_to_their_parents_with_pages():
 
 
 def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
-    from lcabot.outbox import LocalOutbox
+    from lcabot.adapters.outbox import LocalOutbox
 
     report = tmp_path / "report.md"
     report.write_text("# CFP")
@@ -167,8 +160,8 @@ def test_outbox_files_never_leave_the_outbox_whatever_the_channel(tmp_path):
 def test_sqlite_delete_refused_by_a_lock_is_an_index_write_error_saying_the_library_is_busy(tmp_path):
     import sqlite3
 
+    from lcabot.adapters.sqlite_index import SqliteIndex
     from lcabot.errors import IndexWriteError, LibraryBusyError
-    from lcabot.index_sqlite import SqliteIndex
     from tests.contract.search_index_contract import COFFEE
 
     index = SqliteIndex(tmp_path / "i.sqlite3", 384)

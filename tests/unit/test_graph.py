@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
+from lcabot.adapters.local_objects import LocalObjectStore
 from lcabot.graph import ontology
 from lcabot.graph.build import MERGED_KEY, load, mergeable, rebuild, write_fragment
 from lcabot.graph.extract import OfflineExtractor
 from lcabot.graph.fragments import fragment_key
 from lcabot.graph.query import GraphSource
 from lcabot.models import Chunk, DocumentRecord, PageSpan
-from lcabot.objects import LocalObjectStore
 
 ONTOLOGY = ontology.load()
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lcabot.adapters.sqlite_index import SqliteIndex
 from lcabot.config import Settings
 from lcabot.errors import CorruptPdfError, EmptyPdfError, EncryptedPdfError, NotAPdfError
-from lcabot.index_sqlite import SqliteIndex
-from lcabot.ingest import IngestResult, content_hash, ingest_bytes, ingest_path, ingest_paths
+from lcabot.ingest.pdf import parse_pdf
+from lcabot.ingest.pipeline import IngestResult, content_hash, ingest_bytes, ingest_path, ingest_paths
 from lcabot.models import Chunk
-from lcabot.pdf import parse_pdf
 from tests.fakes import HashEmbedder
 from tests.fixtures import hostile
 

@@ -16,7 +16,6 @@ calls stay within it.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections import defaultdict
@@ -34,23 +33,22 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from bot_handlers import state as bot_state
-from bot_handlers.teams.app import TeamsBot
+from bot_handlers.teams.bot import TeamsBot
 from bot_handlers.teams.client import REPORTS_PREFIX, TeamsClient
-from lambdas import runtime
 from lambdas.answer import app as answer_app
 from lambdas.ingest import app as ingest_app
 from lambdas.report import app as report_app
+from lambdas.report import jobs as report_jobs
 from lcabot import wiring
-from lcabot.cloud.aws import S3ObjectStore
-from lcabot.cloud.opensearch import OpenSearchIndex
+from lcabot.adapters.opensearch import OpenSearchIndex
 from lcabot.config import Settings
-from lcabot.devloop import LambdaContext
-from lcabot.devstack import StackResources, create_stack, load_template, references
+from lcabot.dev.loop import LambdaContext
+from lcabot.dev.stack import StackResources, create_stack, load_template, references
 from lcabot.graph.build import MERGED_KEY
 from lcabot.graph.fragments import FRAGMENT_PREFIX
+from lcabot.ingest.library import LIBRARY_PREFIX
 from lcabot.jobs import AnswerJob, ConversationRef, FileRef, IndexJob, ReportJob
-from lcabot.library import LIBRARY_PREFIX, Library
+from tests.events import s3_notification, sqs_event
 from tests.fakes import HashEmbedder
 from tests.fixtures import hostile
 from tests.stubs.opensearch_server import OpenSearchStub
@@ -432,9 +430,6 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
     for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "LCABOT_OPENSEARCH_URL",
                  "LCABOT_ANTHROPIC_SECRET_ARN", "ANTHROPIC_API_KEY", "LCABOT_RETRIEVAL_MODE"):
         patch.delenv(name, raising=False)
-    caches = (runtime.settings, runtime.idempotency, bot_state.conversation_state, bot_state.job_queues)
-    for cached in caches:
-        cached.cache_clear()
     try:
         with mock_aws(), OpenSearchStub() as opensearch:
             stack = create_stack(TEMPLATE)
@@ -467,24 +462,12 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
             yield Scenario(dict(recorder.calls), recorder.unmapped)
     finally:
         patch.undo()
-        for cached in caches:
-            cached.cache_clear()
-
-
-def sqs_event(*bodies: str) -> dict[str, Any]:
-    """What the SQS event source hands a worker's handler (first deliveries)."""
-    return {"Records": [{"messageId": str(uuid.uuid4()), "receiptHandle": str(uuid.uuid4()), "body": body,
-                         "attributes": {"ApproximateReceiveCount": "1"}, "messageAttributes": {},
-                         "eventSource": "aws:sqs", "awsRegion": "us-east-1"} for body in bodies]}
 
 
 def s3_event(bucket: str, key: str, etag: str | None = None) -> str:
     """The notification S3 sends the ingest queue: created with an ETag, else removed."""
-    obj = {"key": quote_plus(key), "size": 0, "sequencer": uuid.uuid4().hex.upper()}
-    if etag:
-        obj["eTag"] = etag
-    name = "ObjectCreated:Put" if etag else "ObjectRemoved:Delete"
-    return json.dumps({"Records": [{"eventName": name, "s3": {"bucket": {"name": bucket}, "object": obj}}]})
+    return s3_notification(quote_plus(key), name="ObjectCreated:Put" if etag else "ObjectRemoved:Delete",
+                           bucket=bucket, etag=etag, sequencer=uuid.uuid4().hex.upper(), size=0)
 
 
 class FakePlatform:
@@ -520,25 +503,28 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
     a chat platform that delivers nowhere; the webhook handlers' calls on the conversation state and job queues."""
     s3 = boto3.client("s3")
     library_bucket, artifacts, reports = (env[f"LCABOT_{b}_BUCKET"] for b in ("LIBRARY", "ARTIFACTS", "REPORTS"))
-    settings = Settings(home=tmp / "home", retrieval_mode="rag+graph")
+    settings = Settings.from_env()
+    assert (settings.home, settings.retrieval_mode, settings.library_bucket) == (tmp / "home", "rag+graph",
+                                                                                 library_bucket)
     embedder = HashEmbedder()
     pdf = hostile.plain(tmp, pages=3).read_bytes()
     slack = ConversationRef(platform="slack", channel="C1", thread_ts="1.0", team="T1")
     question = "Where are the cradle-to-gate emissions of the reference product reported?"
     platform = FakePlatform(pdf)
-    patch.setattr(runtime, "platform_client", lambda conversation: platform)
-    patch.setattr(report_app, "embedder", lambda: embedder)
 
-    def index() -> OpenSearchIndex:  # as lcabot.wiring.build_index builds it from the function's environment
-        return OpenSearchIndex(opensearch_url, embedder.dimension, index_name="lcabot-chunks", backoff_s=0.0)
+    def deps() -> wiring.Deps:  # one function's, from its environment; the hash embedder, a platform of our own
+        index = OpenSearchIndex(opensearch_url, embedder.dimension, index_name="lcabot-chunks", backoff_s=0.0)
+        return wiring.build(settings, {"slack": lambda _: platform, "teams": lambda _: platform}, embedder=embedder,
+                            index=index)
+
+    answer_deps, ingest_deps, report_deps = deps(), deps(), deps()
 
     def answer(*bodies: str) -> list[dict[str, str]]:
-        answerer = wiring.build_answerer(settings, index(), embedder, S3ObjectStore(artifacts))
-        patch.setattr(answer_app, "answerer", lambda: answerer)  # lambdas.answer.app.answerer, hash embedder
-        return answer_app.handler(sqs_event(*bodies), LambdaContext("AnswerFunction", 120.0))["batchItemFailures"]
+        return answer_app.handle(sqs_event(*bodies), LambdaContext("AnswerFunction", 120.0),
+                                 answer_deps)["batchItemFailures"]
 
     def ingest(*bodies: str) -> list[dict[str, str]]:
-        return ingest_app.handler(sqs_event(*bodies), LambdaContext("IngestFunction"))["batchItemFailures"]
+        return ingest_app.handle(sqs_event(*bodies), LambdaContext("IngestFunction"), ingest_deps)["batchItemFailures"]
 
     def put(bucket: str, key: str) -> str:
         with recorder.acting_as(None):
@@ -546,13 +532,6 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
 
     def job(n: int, **fields: Any) -> str:  # an answer job in the Slack thread, the channel's mode by default
         return AnswerJob(f"T1:C1:{n}", slack, "U1", question, **{"retrieval_mode": None, **fields}).to_json()
-
-    caches = (ingest_app.library, ingest_app._idempotent_apply, ingest_app.status_store, ingest_app.documents)
-    for cached in caches:
-        cached.cache_clear()
-    patch.setattr(ingest_app, "library", lambda: Library(
-        documents=ingest_app.documents(), artifacts=S3ObjectStore(artifacts), index=index(), embedder=embedder,
-        status=ingest_app.status_store(), settings=settings))  # lambdas.ingest.app.library, hash embedder
 
     with acting_as("AnswerFunctionRole"):  # before the first ingest: no index, no graph
         assert answer(job(1)) == []
@@ -566,8 +545,9 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
         with recorder.acting_as(None):
             s3.delete_object(Bucket=library_bucket, Key=study)
         assert ingest(s3_event(library_bucket, study)) == []  # and the copy is indexed in its place
-        patch.setattr(ingest_app, "library", fail)
-        assert len(ingest(s3_event(library_bucket, copy, put(library_bucket, copy)))) == 1  # the record fails
+        failing = wiring.build(settings, library=Failing())
+        event = sqs_event(s3_event(library_bucket, copy, put(library_bucket, copy)))
+        assert len(ingest_app.handle(event, LambdaContext("IngestFunction"), failing)["batchItemFailures"]) == 1
 
     with acting_as("AnswerFunctionRole"):  # the graph exists now; Teams turns
         assert answer(job(1)) == []  # a duplicate delivery
@@ -575,31 +555,33 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
         platform.fails = RuntimeError("the platform is down")
         assert len(answer(job(3))) == 1
         platform.fails = None
-        turns = TeamsClient(None, state=bot_state.conversation_state())  # type: ignore[arg-type]
+        turns = TeamsClient(None, state=answer_deps.conversations)  # type: ignore[arg-type]
         turns.state.add_turn("teams", "19:c@thread.tacv2", question, "In section 4.")
         assert turns.history(AnswerJob("t:1", ConversationRef("teams", "19:c@thread.tacv2"), "U1", question))
 
     for chat in ("slack", "teams"):  # what the webhook handlers call on a message, a vote and /lca-mode
         with acting_as(f"{chat.title()}FunctionRole"):
-            state, queues = bot_state.conversation_state(), bot_state.job_queues()
+            chat_deps = deps()
+            state, queues = chat_deps.conversations, chat_deps.queues
             thread = ("T1", "C1", "1.0") if chat == "slack" else None
             state.settle(state.claim(chat, f"{chat}:1", thread=thread, limit=("T1", "C1", "U1")))
             state.release(state.claim(chat, f"{chat}:2"))
             if chat == "slack":  # a follow-up in the bot's thread
                 assert state.claim(chat, f"{chat}:3", thread=thread, follow_up=True).claimed
             state.set_retrieval_mode(chat, "T1", "C1", "rag", "U1")
-            assert state.retrieval_mode(chat, "T1", "C1") == "rag"
+            assert state.retrieval_mode(chat, "T1", "C1", "rag+graph") == "rag"
             state.record_feedback(chat, "T1", "C1", "1.0", "U1", "up", question, "In section 4.")
             queues.send(AnswerJob(f"{chat}:1", slack, "U1", question))
             queues.send(ReportJob(f"{chat}:4", slack, "U1", FileRef("study.pdf", url="https://x/study.pdf")))
 
     with acting_as("ReportFunctionRole"):
         put(reports, "uploads/study.pdf")
-        assert report_app.fetch(ReportJob("r:1", slack, "U1", FileRef("study.pdf", reports, "uploads/study.pdf")))
+        assert report_jobs.fetch(ReportJob("r:1", slack, "U1", FileRef("study.pdf", reports, "uploads/study.pdf")),
+                                report_deps)
         gone = ReportJob("r:2", slack, "U1", FileRef("gone.pdf", reports, "uploads/gone.pdf"))
         shared = IndexJob("r:3", slack, "U1", FileRef("shared.pdf", url="https://x/shared.pdf"), "public")
         again = IndexJob("r:4", slack, "U1", FileRef("shared.pdf", url="https://x/shared.pdf"), "public")
-        report = partial(report_app.handler, context=LambdaContext("ReportFunction"))
+        report = partial(report_app.handle, context=LambdaContext("ReportFunction"), deps=report_deps)
         assert report(sqs_event(gone.to_json(), shared.to_json(), again.to_json()))["batchItemFailures"] == []
         platform.fails = RuntimeError("the platform is down")
         failed = IndexJob("r:5", slack, "U1", FileRef("other.pdf", url="https://x/other.pdf"), "public")
@@ -613,15 +595,17 @@ def run_the_code(acting_as: Any, recorder: Recorder, env: dict[str, str], tmp: P
         recorder.add("s3:GetObject", f"{recorder.arn(reports)}/{key}")  # the link's GET is signed by this role
 
     with acting_as("TeamsFunctionRole"):  # an accepted FileConsentCard: the webhook reads the stored report
-        assert TeamsBot(bot_state.conversation_state(), bot_state.job_queues(),
+        teams_deps = deps()
+        assert TeamsBot(teams_deps.conversations, teams_deps.queues, reports=teams_deps.bucket(reports),
                         reports_bucket=reports)._reports().get(key) == b"report"
     assert any("was not found" in str(p) for p in platform.posted)
-    for cached in caches:
-        cached.cache_clear()
 
 
-def fail() -> Any:
-    raise RuntimeError("the function failed")
+class Failing:
+    """A library whose every change fails (the record goes back to the queue)."""
+
+    def apply(self, change: Any, max_pages: int | None = None) -> Any:
+        raise RuntimeError("the function failed")
 
 
 def test_the_scenario_makes_only_calls_it_can_name(scenario: Scenario) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from lcabot.chunking import chunk_document
-from lcabot.pdf import parse_pdf
+from lcabot.ingest.chunking import chunk_document
+from lcabot.ingest.pdf import parse_pdf
 
 
 def _two_column_pdf() -> bytes:
@@ -136,7 +136,7 @@ def test_a_subscript_written_after_its_line_is_joined_to_its_formula():
 
 
 def test_rows_stacked_in_one_markdown_row_are_split_but_a_wrapped_label_is_not():
-    from lcabot.pdf import _restore_ligatures, _unstacked
+    from lcabot.ingest.pdf import _restore_ligatures, _unstacked
 
     stacked = "|Photochemical ozone formation<br>Acidifcation|kg NMVOC eq<br>molc H+ eq|1.9E-03<br>2.1E-03|6%<br>5%|"
     assert _unstacked(stacked) == ["|Photochemical ozone formation|kg NMVOC eq|1.9E-03|6%|",
@@ -179,7 +179,7 @@ def _bulleted_list_pdf() -> bytes:
 
 
 def test_a_bullet_set_apart_opens_its_item_and_short_items_are_quoted_under_their_lead_in():
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
 
     parsed = parse_pdf(_bulleted_list_pdf(), "bullets.pdf")
     text = parsed.page_texts[0]

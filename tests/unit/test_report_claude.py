@@ -3,16 +3,17 @@ reply validated (only offered passages, only verbatim quotes), the extractive fi
 
 from __future__ import annotations
 
-import uuid
+import json
 from pathlib import Path
 
 import pymupdf
 import pytest
 
+from lcabot import messages
 from lcabot.config import Settings
 from lcabot.report import write_report
 from tests.fakes import HashEmbedder
-from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of
+from tests.stubs.anthropic_server import AnthropicStub, Reply, error, evidence_of, message, tool_use
 
 LINES = (
     "The functional unit is 1 kg of roasted coffee delivered to the retailer.",
@@ -32,11 +33,7 @@ def _study(tmp: Path) -> bytes:
 
 
 def _tool_reply(fields: dict) -> Reply:
-    return Reply(200, {
-        "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": "claude-test",
-        "content": [{"type": "tool_use", "id": "toolu_01", "name": "fill_report", "input": {"fields": fields}}],
-        "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 900, "output_tokens": 80},
-    })
+    return tool_use("fill_report", {"fields": fields})
 
 
 def _passage(body: dict, words: str) -> str:
@@ -86,3 +83,48 @@ def test_claude_failure_falls_back_to_the_extractive_filler(tmp_path: Path, sett
     assert files.report.generator == "extractive"
     assert any("did not answer" in n for n in files.report.notes)
     assert files.report.field("functional_unit").quotes[0].text == LINES[0]
+
+
+FUNCTIONAL_UNIT = "The functional unit is 1 kg of roasted coffee delivered to the retailer."
+UNUSABLE = {  # each retried twice (three requests), then the extractive filler with the note saying why
+    "input-fails-schema": (lambda body: _tool_reply({"functional_unit": [{"passage": _passage(body, "functional"),
+                                                                          "text": FUNCTIONAL_UNIT}]}),
+                           "Claude's fill_report input did not fit its schema (at fields/functional_unit/0: required)"),
+    "text-only": (lambda body: message(json.dumps({"fields": {"functional_unit": [
+        {"passage": _passage(body, "functional"), "quote": FUNCTIONAL_UNIT}]}})),
+                  "Claude's reply did not call the fill_report tool"),
+}
+
+
+@pytest.mark.parametrize("case", UNUSABLE)
+def test_an_unusable_reply_is_retried_then_the_extractive_filler_says_why(tmp_path: Path, settings, case):
+    stub, cfg = settings
+    scripted, detail = UNUSABLE[case]
+    stub.always(scripted)
+    files = write_report(_study(tmp_path), "coffee.pdf", tmp_path / "out", settings=cfg, embedder=HashEmbedder())
+    assert len(stub.requests) == 3
+    assert all(r.body["tool_choice"] == {"type": "tool", "name": "fill_report"} for r in stub.requests)
+    assert files.report.generator == "extractive"
+    assert messages.llm_failed(detail) in files.report.notes
+    assert files.report.field("functional_unit").quotes[0].text == LINES[0]
+
+
+def test_a_reply_cut_at_max_tokens_is_not_retried_and_says_so(tmp_path: Path, settings):
+    stub, cfg = settings
+    stub.always(tool_use("fill_report", {"fields": {}}, stop_reason="max_tokens"))
+    files = write_report(_study(tmp_path), "coffee.pdf", tmp_path / "out", settings=cfg, embedder=HashEmbedder())
+    assert len(stub.requests) == 1
+    assert files.report.generator == "extractive"
+    assert messages.llm_incomplete() in files.report.notes
+
+
+def test_an_unusable_reply_then_a_good_one_fills_from_claude(tmp_path: Path, settings):
+    stub, cfg = settings
+    good = lambda body: _tool_reply({"functional_unit": [{"passage": _passage(body, "functional"),  # noqa: E731
+                                                          "quote": FUNCTIONAL_UNIT}]})
+    stub.script(UNUSABLE["text-only"][0], good)
+    files = write_report(_study(tmp_path), "coffee.pdf", tmp_path / "out", settings=cfg, embedder=HashEmbedder())
+    assert len(stub.requests) == 2
+    assert files.report.generator == "claude"
+    assert not any("language model" in n for n in files.report.notes)
+    assert [q.text for q in files.report.field("functional_unit").quotes] == [LINES[0]]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lcabot import reportcli
+from lcabot import wiring
+from lcabot.cli import report as reportcli
 from lcabot.config import Settings
 from lcabot.errors import EncryptedPdfError, NotAPdfError, TooLargeError
 from lcabot.report import write_report
@@ -261,7 +262,7 @@ def _cli(argv: list[str], settings: Settings) -> int:
     parser = argparse.ArgumentParser()
     reportcli.add_parser(parser.add_subparsers())
     args = parser.parse_args(argv)
-    return args.func(args, settings)
+    return args.func(args, wiring.build(settings))
 
 
 def test_cli_refuses_missing_and_encrypted_files_with_exit_code_2(tmp_path: Path, settings: Settings, capsys):

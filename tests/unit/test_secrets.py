@@ -8,8 +8,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from lambdas import runtime
-from lcabot.cloud.aws import secret_field
+from lcabot import wiring
+from lcabot.adapters.aws import secret_field
+from lcabot.config import Settings
 from lcabot.errors import ConfigurationError
 
 
@@ -22,21 +23,21 @@ def secrets(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with mock_aws():
         yield boto3.client("secretsmanager")
-    runtime.settings.cache_clear()
 
 
 def test_the_anthropic_key_comes_from_the_secret(secrets, monkeypatch):
     arn = secrets.create_secret(Name="anthropic", SecretString=json.dumps({"api_key": "sk-ant-test-123"}))["ARN"]
     monkeypatch.setenv("LCABOT_ANTHROPIC_SECRET_ARN", arn)
-    runtime.settings.cache_clear()
-    assert runtime.settings().anthropic_api_key == "sk-ant-test-123"
+    deps = wiring.build(Settings.from_env())
+    assert deps.settings.anthropic_api_key is None  # read only where a part needs it
+    assert deps.model_settings.anthropic_api_key == "sk-ant-test-123"
+    assert "sk-ant-test-123" not in repr(deps.model_settings)
 
 
 def test_the_template_placeholder_empty_key_means_offline(secrets, monkeypatch):
     arn = secrets.create_secret(Name="anthropic", SecretString=json.dumps({"api_key": ""}))["ARN"]
     monkeypatch.setenv("LCABOT_ANTHROPIC_SECRET_ARN", arn)
-    runtime.settings.cache_clear()
-    assert runtime.settings().anthropic_api_key is None
+    assert wiring.build(Settings.from_env()).model_settings.anthropic_api_key is None
 
 
 def test_unreadable_or_incomplete_secrets_name_the_field_never_the_value(secrets):

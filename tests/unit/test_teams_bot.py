@@ -10,8 +10,10 @@ import pytest
 from botbuilder.core.adapters import TestAdapter
 from botbuilder.schema import Activity, Attachment, ChannelAccount, ConversationAccount, Entity
 
-from bot_handlers.state import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
 from bot_handlers.teams import app as teams_app
+from bot_handlers.teams import bot as teams_bot
+from bot_handlers.teams import edge as teams_edge
+from bot_handlers.teams.bot import TeamsBot
 from bot_handlers.teams.client import (
     FILE_DOWNLOAD_INFO,
     consent_context,
@@ -19,8 +21,11 @@ from bot_handlers.teams.client import (
     links_card,
     thread_conversation_id,
 )
-from lcabot import messages
+from lcabot import messages, wiring
+from lcabot.adapters.conversations import CLAIMED, DUPLICATE, RATE_LIMITED, Claim
+from lcabot.config import Settings
 from lcabot.jobs import AnswerJob, ConversationRef, IndexJob, ReportJob
+from tests.events import http_post
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 BOT = ChannelAccount(id="28:lcabot-app", name="lcabot")
@@ -55,7 +60,7 @@ class FakeState:
         self.claimed.discard(claim.dedupe_key)
         self.released.append(claim.dedupe_key)
 
-    def retrieval_mode(self, platform: str, team: str, channel: str, default: str = "rag") -> str:
+    def retrieval_mode(self, platform: str, team: str, channel: str, default: str) -> str:
         return self.modes.get((team, channel), default)
 
     def set_retrieval_mode(self, platform: str, team: str, channel: str, mode: str, user: str) -> None:
@@ -78,7 +83,7 @@ class FakeQueues:
 
 @pytest.fixture
 def bot():
-    return teams_app.TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports")
+    return TeamsBot(FakeState(), FakeQueues(), reports_bucket="lcabot-reports", default_mode="rag")
 
 
 def activity(text: str = "", *, activity_id: str = "1718000000001", conversation: str = PERSONAL,
@@ -91,7 +96,7 @@ def activity(text: str = "", *, activity_id: str = "1718000000001", conversation
                     entities=entities, channel_data={"tenant": {"id": TENANT}}, **fields)
 
 
-def run(bot: teams_app.TeamsBot, *incoming: Activity) -> list[Activity]:
+def run(bot: TeamsBot, *incoming: Activity) -> list[Activity]:
     """Deliver activities one by one through a ``TestAdapter``; what the bot sent."""
     adapter = TestAdapter(bot.on_turn)
 
@@ -171,16 +176,16 @@ def test_retrieval_mode_command_sets_and_shows_and_a_question_flag_overrides(bot
 
 
 def test_help_and_a_user_over_the_limit_get_a_reply_and_no_job():
-    limited = teams_app.TeamsBot(FakeState(limited=True), FakeQueues())
+    limited = TeamsBot(FakeState(limited=True), FakeQueues())
     assert texts(run(limited, activity("What is GWP100?"))) == [messages.rate_limited()]
     assert limited.queues.sent == []
-    helped = teams_app.TeamsBot(FakeState(), FakeQueues())
+    helped = TeamsBot(FakeState(), FakeQueues())
     assert texts(run(helped, activity("help"))) == [messages.chat_help()]
     assert helped.queues.sent == []
 
 
 def test_a_failed_enqueue_releases_the_claim_so_the_retry_is_not_a_duplicate():
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues(fail=True))
+    bot = TeamsBot(FakeState(), FakeQueues(fail=True))
     with pytest.raises(ConnectionError):
         run(bot, activity("What is GWP100?"))
     assert bot.state.released == [f"teams:{PERSONAL}:1718000000001"] and bot.state.claimed == set()
@@ -262,9 +267,9 @@ def consent(action: str, context: dict, activity_id: str) -> Activity:
 
 def test_an_accepted_file_is_uploaded_once_and_shown_and_a_forged_context_uploads_nothing(monkeypatch):
     uploads = []
-    monkeypatch.setattr(teams_app, "upload", lambda url, data: uploads.append((url, data)))
+    monkeypatch.setattr(teams_bot, "upload", lambda url, data: uploads.append((url, data)))
     key = "teams/0a1b/coffee-report.md"
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues(), FakeReports({key: b"| Exportation | 10.44 |"}),
+    bot = TeamsBot(FakeState(), FakeQueues(), FakeReports({key: b"| Exportation | 10.44 |"}),
                              reports_bucket="lcabot-reports")
     accepted = consent("accept", {"bucket": "lcabot-reports", "key": key}, "f:1")
 
@@ -304,24 +309,21 @@ def test_a_channel_reply_addresses_the_reply_chain_and_links_are_escaped_cards()
 
 
 @pytest.fixture
-def entry(monkeypatch):
-    bot = teams_app.TeamsBot(FakeState(), FakeQueues())
-    rt = teams_app.Runtime("00000000-0000-0000-0000-00000000a11d", "pw", None, bot)
-    monkeypatch.setattr(teams_app, "runtime", lambda: rt)
-    return bot
+def entry():
+    """The Teams function's dependencies: its app id, and a conversation store and job queues that remember."""
+    return wiring.build(Settings(teams_app_id="00000000-0000-0000-0000-00000000a11d", teams_app_password="pw"),
+                        conversations=FakeState(), queues=FakeQueues())
 
 
 def api_event(body: str | None, headers: dict | None = None, **extra) -> dict:
-    return {"version": "2.0", "routeKey": "POST /api/messages", "rawPath": "/api/messages",
-            "headers": {"content-type": "application/json", **(headers or {})}, "body": body,
-            "isBase64Encoded": False, **extra}
+    return http_post("/api/messages", body, {"content-type": "application/json", **(headers or {})}, **extra)
 
 
 @pytest.mark.parametrize("event", [{"body": None}, "not an event", {"headers": [], "body": "{}"},
                                    {"headers": {}, "body": 7}],
                          ids=["no headers", "not a dict", "headers not an object", "body not a string"])
 def test_events_that_are_not_http_api_events_get_400(entry, event):
-    assert teams_app.handler(event, None)["statusCode"] == 400
+    assert teams_app.handle(event, None, entry)["statusCode"] == 400
     assert entry.queues.sent == []
 
 
@@ -333,14 +335,14 @@ def test_a_malformed_body_without_a_token_gets_401_before_it_is_read(entry, even
     def unread(event):
         raise AssertionError("the body was read before the token was checked")
 
-    monkeypatch.setattr(teams_app, "parse_body", unread)
-    assert teams_app.handler(event, None)["statusCode"] == 401
+    monkeypatch.setattr(teams_edge, "parse_body", unread)
+    assert teams_app.handle(event, None, entry)["statusCode"] == 401
     assert entry.queues.sent == []
 
 
 def test_an_activity_without_authorization_gets_401_and_nothing_is_enqueued(entry):
     body = activity("What is GWP100?").serialize()
     for headers in ({}, {"Authorization": ""}):
-        response = teams_app.handler(api_event(json.dumps(body), headers), None)
+        response = teams_app.handle(api_event(json.dumps(body), headers), None, entry)
         assert response["statusCode"] == 401
-    assert entry.queues.sent == [] and entry.state.claimed == set()
+    assert entry.queues.sent == [] and entry.conversations.claimed == set()

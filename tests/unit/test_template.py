@@ -17,8 +17,8 @@ from cfnlint.api import lint_file
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
-from lcabot import devstack
-from lcabot.devstack import DevstackError, create_stack, load_template
+from lcabot.dev import stack as devstack
+from lcabot.dev.stack import DevstackError, create_stack, load_template
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"

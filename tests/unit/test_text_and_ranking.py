@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lcabot.answering import clean_question, resolve_followup
-from lcabot.ledger import split_sentences
+from lcabot.answer.answerer import clean_question, resolve_followup
+from lcabot.answer.ledger import split_sentences
+from lcabot.answer.verify import numbers_in
+from lcabot.ingest.normalize import collapse, for_search, match_key
 from lcabot.models import Turn
-from lcabot.normalize import collapse, for_search, match_key
-from lcabot.questions import frame
-from lcabot.retrieval import content_terms, mmr, reciprocal_rank_fusion
-from lcabot.support import named_terms, split_compounds, support, term_present
-from lcabot.verify import numbers_in
+from lcabot.search.abstention import named_terms, split_compounds, support, term_present
+from lcabot.search.questions import frame
+from lcabot.search.retrieval import content_terms, mmr, reciprocal_rank_fusion
 
 
 def test_search_form_undoes_ligatures_hyphenation_subscripts_and_odd_spaces():
@@ -81,7 +81,7 @@ def test_numbers_are_read_as_printed_without_citation_markers():
 
 
 def test_questions_lose_chat_markup_and_must_be_reasonable():
-    from lcabot.answering import MAX_QUESTION_CHARS, clean_question
+    from lcabot.answer.answerer import MAX_QUESTION_CHARS, clean_question
     from lcabot.errors import QuestionError
 
     assert clean_question("<!channel> <@U123>  what cut-off\tapplies?") == "what cut-off applies?"
@@ -92,7 +92,7 @@ def test_questions_lose_chat_markup_and_must_be_reasonable():
 
 
 def test_sub_questions_are_capped():
-    from lcabot.questions import MAX_PARTS, sub_questions
+    from lcabot.search.questions import MAX_PARTS, sub_questions
 
     assert sub_questions("What functional unit did they use, and which standard framed the scope?") == [
         "What functional unit did they use", "which standard framed the scope",
@@ -110,7 +110,7 @@ def test_settings_name_the_bad_variable():
 
 def test_a_table_is_embedded_by_its_words_not_its_numbers():
     """Nab & Maslin 2020, Table 2 (p. 11): the model's 256 word pieces go to caption, headers and row labels."""
-    from lcabot.chunking import embedding_text
+    from lcabot.ingest.chunking import embedding_text
     from lcabot.models import Chunk, PageSpan
 
     text = ("TABLE 2 Carbon footprint at each phase\n\n|Conventional|Col2|Col3|\n|---|---|---|\n"
@@ -124,7 +124,7 @@ def test_a_table_is_embedded_by_its_words_not_its_numbers():
 
 
 def test_a_run_of_names_is_not_a_statement():
-    from lcabot.ledger import is_name_run
+    from lcabot.answer.ledger import is_name_run
 
     # scraped link anchors, ec-2024-hydrogen-bank-pilot-auction-grants.pdf p. 2, and an affiliation line
     assert is_name_run("The Innovation FundEU Emissions Trading System The European Hydrogen Bank The first renewable "
@@ -162,7 +162,7 @@ def test_review_35_a_table_reference_a_fraction_and_a_plural_asked_for():
     "what default emission fractions shall be used to model pesticides" asks for percentages (PEFCR guidance p. 72:
     "90% emitted to the agricultural soil compartment, 9% emitted to air and 1% emitted to water"), not kg CO2e;
     "what are the three data quality levels" asks for data quality levels."""
-    from lcabot.questions import asked_noun
+    from lcabot.search.questions import asked_noun
 
     assert [s for _, s in split_sentences("It is a requirement. The detailed entry-level requirements are found in "
                                           "Tab. 3. This results in one level more.")] == [
@@ -180,7 +180,7 @@ def test_a_step_of_the_studys_own_method_citing_its_data_is_not_another_works_re
     """Nab & Maslin 2020, p. 8: the farm locations, ports and distances are the study's own steps, citing the data
     and tools used; "… the sustainable case studies varied from the conventional ones in three ways: …" after them is
     the study's own design, not a report of the works cited."""
-    from lcabot.gates import reports_other_work
+    from lcabot.answer.gates import reports_other_work
 
     assert not reports_other_work("The nearest ports and international airports to these coffee farms were then "
                                   "identified using sea‐distances.org (2019) and Google Maps (2019).")
@@ -195,7 +195,7 @@ def test_a_step_of_the_studys_own_method_citing_its_data_is_not_another_works_re
 def test_an_amount_asked_with_what_is_is_no_term_to_define():
     """"what is the annual apple harvest there" asks an amount ("The annual harvest is around 950,000 tonnes",
     Wikipedia, South Tyrolean apple, p. 2), not what a harvest is; "what is the functional unit" asks a term."""
-    from lcabot.questions import asked_term
+    from lcabot.search.questions import asked_term
 
     assert asked_term("what is the annual apple harvest there") == ""
     assert asked_term("and what is the total budget") == ""
@@ -207,7 +207,7 @@ def test_review_37_which_report_and_a_calculated_total_are_asked_right():
     Framework p. 18, "… derived from the IPCC Assessment Report AR 5"), not a value in kg CO2e; "what total carbon
     footprint was calculated for …" asks for the result (Nab & Maslin 2020, p. 12, "16.04 kg CO2e kg–1 green
     coffee"), not how it was calculated; "how was the carbon footprint calculated" still asks the procedure."""
-    from lcabot.questions import kind_of
+    from lcabot.search.questions import kind_of
 
     assert frame("Under the WBCSD Pathfinder Framework, which IPCC report must the GWP characterization factors come "
                  "from?").quantity == ""
@@ -221,7 +221,7 @@ def test_review_37_which_report_and_a_calculated_total_are_asked_right():
 def test_a_later_version_than_the_documents_own_is_one_still_to_come():
     """The Pathfinder Framework v1 prints "Included in Framework Version 2" in its roadmap figure (p. 8): a version 1
     document names version 2 only as one still to come; its own version, however printed, is held."""
-    from lcabot.support import absent_from_passages
+    from lcabot.search.abstention import absent_from_passages
 
     passages = ["Pathfinder Framework | wbcsd pathfinder framework v1 Overview of general setup > 2.3 Version ● Data "
                 "semantics and standards ● Additional elements tbc Included in Framework Version 2 Included in "
@@ -236,8 +236,8 @@ def test_a_later_version_than_the_documents_own_is_one_still_to_come():
 def test_an_impersonal_it_has_also_been_suggested_starts_its_own_sentence():
     """Finnveden et al. 2022, p. 4: the authors' "As discussed above, it seems reasonable that system expansion and
     substitution can be compatible with ALCA." is quoted alone, not joined to the cited claim after it."""
-    from lcabot.gates import reports_other_work
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.gates import reports_other_work
+    from lcabot.answer.ledger import quotable_units
     from lcabot.models import Chunk, PageSpan
 
     text = ("As discussed above, it seems reasonable that system expansion and substitution can be\ncompatible with "
@@ -258,7 +258,7 @@ def test_a_sentence_limiting_the_one_before_it_is_joined_to_it_however_long():
     """Finnveden et al. 2022, p. 2: the case where "the 100 % rule can be valid" (388 characters with the sentence it
     goes on with) is quoted with "This is, however, a special case and not a general aspect of ALCA."; a sentence
     merely mentioning an exception is not joined beyond the usual length."""
-    from lcabot.ledger import quotable_units
+    from lcabot.answer.ledger import quotable_units
     from lcabot.models import Chunk, PageSpan
 
     case = ("Another example where the 100 % rule could be valid is for a company that may want to define a 100 % rule "

@@ -1,0 +1,1 @@
+"""Evaluation over ``shared/eval``-style question files."""
