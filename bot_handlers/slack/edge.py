@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl
 
 from slack_sdk.signature import SignatureVerifier
 
+from bot_handlers.keys import storable
+
 logger = logging.getLogger("lcabot.slack")
 
 
@@ -55,7 +57,7 @@ def _mistyped(value: dict, depth: int = 0) -> str:
         wanted = _FIELD_TYPES.get(key)
         if wanted is not None and not isinstance(field, wanted):
             return key
-        if key in _ID_FIELDS and isinstance(field, str) and (len(field) > MAX_ID_CHARS or not _encodable(field)):
+        if key in _ID_FIELDS and isinstance(field, str) and not storable(field, MAX_ID_CHARS):
             return key
         if key in ("actions", "authorizations") and not all(isinstance(item, dict) for item in field):
             return key
@@ -68,15 +70,6 @@ def _mistyped(value: dict, depth: int = 0) -> str:
             if found := _mistyped(field, depth + 1):
                 return f"{key}.{found}"
     return ""
-
-
-def _encodable(text: str) -> bool:
-    """Whether ``text`` is valid Unicode (no lone surrogate, which JSON can carry and DynamoDB cannot store)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _hides_payload(body: str, content_type: str) -> bool:

@@ -21,6 +21,8 @@ from botframework.connector.auth import (
 )
 from botframework.connector.auth.jwt_token_extractor import JwtTokenExtractor
 
+from bot_handlers.keys import storable
+
 if TYPE_CHECKING:
     from bot_handlers.teams.bot import TeamsBot
 
@@ -124,7 +126,7 @@ def malformed(data: dict) -> str:
     for key, name in (("id", ""), ("conversation", "id"), ("conversation", "tenantId"), ("from", "id"),
                       ("from", "aadObjectId"), ("recipient", "id"), ("replyToId", "")):
         field = data.get(key) if not name else (data.get(key) or {}).get(name)
-        if field is not None and (not isinstance(field, str) or len(field) > MAX_ID_CHARS or not _encodable(field)):
+        if field is not None and (not isinstance(field, str) or not storable(field, MAX_ID_CHARS)):
             return f"{key}{'.' + name if name else ''} is not an id"
     attachments = data.get("attachments")
     if attachments is not None and (not isinstance(attachments, list) or not all(
@@ -140,15 +142,6 @@ def malformed(data: dict) -> str:
     elif data["type"] == "message" and value is not None and not isinstance(value, dict):
         return "a message's value is not an object"
     return ""
-
-
-def _encodable(text: str) -> bool:
-    """Whether ``text`` is valid Unicode (no lone surrogate, which JSON can carry and DynamoDB cannot store)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 async def authenticate(auth_header: str, rt: Runtime) -> ClaimsIdentity:
